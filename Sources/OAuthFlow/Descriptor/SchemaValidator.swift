@@ -82,6 +82,17 @@ private struct Walk {
 
     /// Checks the child `node` found under `step` against the shape at `shape`.
     private mutating func visit(_ node: Int, _ shape: Int, under step: Step, _ tree: YAMLTree, _ table: ShapeTable) {
+        // A scalar that fits and stays within the budget is only counted: its step is recorded for the walk below it
+        // and for a finding that names it, and a scalar has nothing below it and, most often, nothing to report.
+        switch table.nodes[shape].kind {
+        case .object, .map, .list, .either: break
+        default:
+            guard !gaveUp else { return }
+            if visited < DescriptorDocument.maximumNodes, scalarMismatch(node, shape) == nil {
+                visited += 1
+                return
+            }
+        }
         steps.append(step)
         visit(node, shape, tree, table)
         steps.removeLast()

@@ -27,14 +27,13 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// One pass over the UTF-8 bytes: braces, slashes, `?` and `#` are ASCII, and no
     /// byte of a multi-byte character is.
     public var placeholders: [Placeholder] {
+        // A URL without a brace (found by `memchr`) has none, and allocates nothing; the list of one that has is made
+        // with room for a few, where counting the braces first read every byte once more.
+        guard UTF8Search.contains(UInt8(ascii: "{"), in: text) else { return [] }
         var text = text
         return text.withUTF8 { bytes in
-            // Counted first, so the list is allocated once at its size (and not at all for a URL without any).
-            var opening = 0
-            for byte in bytes where byte == UInt8(ascii: "{") { opening += 1 }
-            guard opening > 0 else { return [] }
             var result: [Placeholder] = []
-            result.reserveCapacity(opening)
+            result.reserveCapacity(4)
             var part = Part.scheme
             var nameStart: Int?
             var afterSlash = false

@@ -61,6 +61,15 @@ struct YAMLReaderInput: ~Copyable {
         var index = 0
         var characters = 0
         while index < count {
+            // Sixteen bytes at a time while both words pass (most of a descriptor), then eight, then one.
+            if index + 16 <= count,
+                unprintable(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                    | unprintable(UnsafeRawPointer(base + index + 8).loadUnaligned(as: UInt64.self)) == 0
+            {
+                index += 16
+                characters += 16
+                continue
+            }
             if index + 8 <= count, isPrintableASCII(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
                 index += 8
                 characters += 8
@@ -82,13 +91,19 @@ struct YAMLReaderInput: ~Copyable {
 
     /// Whether all eight bytes are in U+0020–U+007E or are line feeds (a descriptor has one every few dozen bytes).
     private static func isPrintableASCII(_ word: UInt64) -> Bool {
+        unprintable(word) == 0
+    }
+
+    /// The high bit of each byte of `word` that ``isPrintableASCII(_:)`` refuses, and no other bit: words are judged
+    /// two at a time by the union of their bits.
+    private static func unprintable(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         // A byte at or above 0x80; one below 0x20 that is not a line feed; one equal to 0x7F. Each test is exact for
         // each byte (no borrow from one byte reaches the next), so a line feed lets the bytes around it through.
         let below = zeroBytes(word & (0xE0 &* ones)) & ~zeroBytes(word ^ (0x0A &* ones))
         let delete = zeroBytes(word ^ (0x7F &* ones))
-        return (word & high) | below | delete == 0
+        return (word & high) | below | delete
     }
 
     /// The high bit of each byte of `word` that is zero, and no other bit.

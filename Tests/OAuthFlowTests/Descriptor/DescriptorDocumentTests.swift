@@ -198,6 +198,21 @@ import OAuthFlowTestSupport
         #expect(once.problems.allSatisfy { $0.kind == .unknownKey }, "\(once.problems.map(\.message))")
     }
 
+    /// The schema check keeps its own count of the nodes it visits, behind the composer's: a tree composed without the
+    /// document's budget, whose aliases expand to 62,500 scalars, is checked up to the limit and refused once, every
+    /// scalar counted (the check records a scalar's place only when it has something to say about it).
+    @Test func theSchemaCheckCountsEveryScalarItVisits() throws {
+        let items = Array(repeating: "x", count: 250).joined(separator: ", ")
+        var lines = ["schema_version: 1", "id: example", "display_name: Example", "protocol: oauth2", "variables:"]
+        lines.append("  v0: {description: d, enum: &e [\(items)]}")
+        for index in 1..<250 { lines.append("  v\(index): {description: d, enum: *e}") }
+        let tree = try #require(try YAMLTree.compose(lines.joined(separator: "\n") + "\n"))
+        var validator = SchemaValidator(path: "bomb.yaml")
+        validator.check(tree.root, against: ShapeTable.descriptor, keyPath: [])
+        let refusals = validator.problems.filter { $0.message.contains("expands to more than 50000 nodes") }
+        #expect(refusals.count == 1, "\(validator.problems.prefix(3).map(\.message))")
+    }
+
     @Test func aliasBombIsCutOff() throws {
         var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
         for level in 1...9 {

@@ -110,8 +110,8 @@ import Testing
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<100_000 {
-            let length = Int.random(in: 3...12, using: &generator)
-            // Mostly printable text around one random byte, so that the eight-byte path and the byte path both run.
+            let length = Int.random(in: 3...40, using: &generator)
+            // Mostly printable text around one random byte, so that the sixteen-byte, eight-byte and byte paths all run.
             var bytes = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
             bytes[Int.random(in: 0..<length, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
             if Bool.random(using: &generator) { bytes.append(contentsOf: (0..<3).map { _ in UInt8.random(in: 0x80...0xF4, using: &generator) }) }
@@ -126,7 +126,7 @@ import Testing
     @Test func theWordJudgementIsExactForEachByte() {
         let odd: [UInt8] = [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7E, 0x7F]
         func printable(_ byte: UInt8) -> Bool { (0x20...0x7E).contains(byte) || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        for length in [8, 16] {
+        for length in [8, 16, 24] {
             for first in 0..<length {
                 for second in 0..<length where second != first {
                     for a in odd {
