@@ -61,19 +61,19 @@ struct YAMLReaderInput: ~Copyable {
         var index = 0
         var characters = 0
         while index < count {
-            // Sixteen bytes at a time while both words pass (most of a descriptor), then eight, then one.
-            if index + 16 <= count,
-                unprintable(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                    | unprintable(UnsafeRawPointer(base + index + 8).loadUnaligned(as: UInt64.self)) == 0
-            {
-                index += 16
-                characters += 16
-                continue
-            }
-            if index + 8 <= count, isPrintableASCII(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-                characters += 8
-                continue
+            if index + 8 <= count {
+                // In memory order whatever the processor's: the first byte is the word's lowest.
+                let refused = unprintable(UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+                if refused == 0 {
+                    index += 8
+                    characters += 8
+                    continue
+                }
+                // The bytes before the first one refused are printable ASCII: counted at once, and the refused one
+                // (a character beyond ASCII, most often) judged below; a word is not judged again for each of them.
+                let clean = refused.trailingZeroBitCount / 8
+                index += clean
+                characters += clean
             }
             let lead = base[index]
             if lead < 0x80 {
@@ -89,13 +89,8 @@ struct YAMLReaderInput: ~Copyable {
         return characters
     }
 
-    /// Whether all eight bytes are in U+0020–U+007E or are line feeds (a descriptor has one every few dozen bytes).
-    private static func isPrintableASCII(_ word: UInt64) -> Bool {
-        unprintable(word) == 0
-    }
-
-    /// The high bit of each byte of `word` that ``isPrintableASCII(_:)`` refuses, and no other bit: words are judged
-    /// two at a time by the union of their bits.
+    /// The high bit of each byte of `word` that is not in U+0020–U+007E and not a line feed (a descriptor has one every
+    /// few dozen bytes), and no other bit: zero for a word of printable ASCII.
     private static func unprintable(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080

@@ -111,7 +111,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<100_000 {
             let length = Int.random(in: 3...40, using: &generator)
-            // Mostly printable text around one random byte, so that the sixteen-byte, eight-byte and byte paths all run.
+            // Mostly printable text around one random byte, so that the eight-byte path, its skip to a refused byte and the
+            // byte path all run.
             var bytes = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
             bytes[Int.random(in: 0..<length, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
             if Bool.random(using: &generator) { bytes.append(contentsOf: (0..<3).map { _ in UInt8.random(in: 0x80...0xF4, using: &generator) }) }
