@@ -15,7 +15,6 @@ extension DescriptorDocument {
     static func decode(_ root: YAMLNode, sourcePath: String) throws -> ProviderDescriptor {
         guard root.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: []) }
         let shapes = ShapeTable.descriptor
-        // The path given to the initializer: set afterwards, on a local returned, it made a copy of the descriptor.
         return try ProviderDescriptor(
             plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: []), sourcePath: sourcePath)
     }

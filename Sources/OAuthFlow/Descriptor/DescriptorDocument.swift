@@ -90,8 +90,6 @@ package struct DescriptorDocument {
             return DescriptorDocument(path: path, root: root, problems: validator.problems, descriptor: nil)
         }
         do {
-            // The decoded value handed straight to the document: held in a local first, it was copied (each of its
-            // strings and lists retained, then released) on its way in.
             return DescriptorDocument(path: path, root: root, problems: [], descriptor: try DescriptorDocument.decode(root, sourcePath: path))
         } catch {
             // The schema check should have caught anything the decoder rejects; report it rather than hide it.
