@@ -15,7 +15,7 @@ struct ApprovingBrowser: BrowserOpener {
         callback.queryItems = [URLQueryItem(name: "code", value: "the-code"), URLQueryItem(name: "state", value: state)]
         guard let callbackURL = callback.url else { throw BrowserError(message: "no callback URL") }
         // After open returns the receiver starts reading callbacks: answer from another task.
-        Task { _ = try? await DefaultHTTPTransport(timeout: 60).send(TransportRequest(method: .get, url: callbackURL)) }
+        Task { _ = await TestBrowser.get(callbackURL) }
     }
 }
 

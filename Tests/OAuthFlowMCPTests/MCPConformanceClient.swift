@@ -2,6 +2,7 @@ import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
 import OAuthFlowMCPAuth
+import OAuthFlowTestSupport
 import Testing
 
 /// The suite's client (`everything-client.ts`), played by an ``MCPAuthorization``: it connects (`initialize` at the
@@ -120,7 +121,7 @@ struct ConformanceBrowser: BrowserOpener {
             guard let answer = try? await run.transport.send(TransportRequest(method: .get, url: url)), (300..<400).contains(answer.status),
                 let location = answer.header("Location").flatMap(URL.init(string:))
             else { return }
-            _ = try? await DefaultHTTPTransport(timeout: 60).send(TransportRequest(method: .get, url: location))
+            _ = await TestBrowser.get(location)
         }
     }
 }

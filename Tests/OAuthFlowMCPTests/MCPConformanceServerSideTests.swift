@@ -2,6 +2,7 @@ import Foundation
 import MCP
 import OAuthFlow
 import OAuthFlowLoopback
+import OAuthFlowTestSupport
 import OAuthFlowTesting
 import Testing
 
@@ -151,16 +152,19 @@ struct ProviderUser: BrowserOpener {
     func open(_ url: URL) async throws {
         let provider = self.provider
         Task {
-            let browser = DefaultHTTPTransport(timeout: 5)
             var target = url
             // A pushed request opens at the loopback's start address, which sends the browser on.
-            if url.host == "127.0.0.1", let answer = try? await browser.send(TransportRequest(method: .get, url: url)),
-                let location = answer.header("Location").flatMap(URL.init(string:))
-            {
+            if url.host == "127.0.0.1", let answer = await TestBrowser.get(url), let location = answer.header("Location").flatMap(URL.init(string:)) {
                 target = location
             }
-            guard let callback = try? await provider.approve(target) else { return }
-            _ = try? await browser.send(TransportRequest(method: .get, url: callback))
+            let callback: URL
+            do {
+                callback = try await provider.approve(target)
+            } catch {
+                Issue.record("the authorization server refused the user: \(error)")
+                return
+            }
+            _ = await TestBrowser.get(callback)
         }
     }
 }

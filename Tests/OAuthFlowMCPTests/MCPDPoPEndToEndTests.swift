@@ -54,16 +54,7 @@ import Testing
     /// consents at once) until the loopback redirect is reached.
     struct FollowingBrowser: BrowserOpener {
         func open(_ url: URL) async throws {
-            Task {
-                let browser = DefaultHTTPTransport(timeout: 5)
-                var target = url
-                for _ in 0..<5 {
-                    guard let answer = try? await browser.send(TransportRequest(method: .get, url: target)),
-                        (300..<400).contains(answer.status), let next = answer.header("Location").flatMap(URL.init(string:))
-                    else { return }
-                    target = next
-                }
-            }
+            Task { _ = await TestBrowser.follow(url) }
         }
     }
 

@@ -19,7 +19,7 @@ struct StandInBrowser: BrowserOpener {
         Task {   // the sign-in waits for the redirect: never wait for it inside open(_:)
             var next: URL? = url
             for _ in 0..<5 {
-                guard let target = next, let answer = try? await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: target)) else { return }
+                guard let target = next, let answer = try? await DefaultHTTPTransport(timeout: 30).send(TransportRequest(method: .get, url: target)) else { return }
                 next = (300..<400).contains(answer.status) ? answer.header("Location").flatMap(URL.init(string:)) : nil
             }
         }

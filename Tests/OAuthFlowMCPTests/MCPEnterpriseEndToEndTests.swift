@@ -370,13 +370,6 @@ struct FollowingBrowser: BrowserOpener {
 
     func open(_ url: URL) async throws {
         opened.add(url)
-        Task {
-            var next: URL? = url
-            for _ in 0..<5 {
-                guard let target = next, let answer = try? await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: target))
-                else { return }
-                next = (300..<400).contains(answer.status) ? answer.header("Location").flatMap(URL.init(string:)) : nil
-            }
-        }
+        Task { _ = await TestBrowser.follow(url) }
     }
 }

@@ -14,7 +14,7 @@ struct MCPPythonPeerTests {
     /// A browser whose user is signed in and consents at once: it follows the redirects to the loopback receiver.
     struct FollowingBrowser: BrowserOpener {
         func open(_ url: URL) async throws {
-            Task { _ = try? await RedirectFollowingBrowser().visit(url) }
+            Task { _ = await TestBrowser.follow(url) }
         }
     }
 

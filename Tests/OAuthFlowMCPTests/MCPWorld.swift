@@ -1,7 +1,9 @@
 import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
+import OAuthFlowTestSupport
 import OAuthFlowTesting
+import Testing
 
 import OAuthFlowMCP
 
@@ -233,23 +235,13 @@ struct ApprovingUser: BrowserOpener {
         opened.add(url)
         let world = self.world
         Task {
-            // A browser on a busy machine (the whole suite on two cores): a generous deadline, and a request that found
-            // nothing listening yet tried again, so a slow moment never leaves the sign-in waiting out its timeout.
-            let browser = DefaultHTTPTransport(timeout: 30)
-            func get(_ url: URL) async -> TransportResponse? {
-                for attempt in 0..<3 {
-                    if let answer = try? await browser.send(TransportRequest(method: .get, url: url)) { return answer }
-                    try? await Task.sleep(nanoseconds: UInt64(attempt + 1) * 200_000_000)
-                }
-                return nil
-            }
             var target = url
-            if url.host == "127.0.0.1", let answer = await get(url), let location = answer.header("Location").flatMap(URL.init(string:)) {
+            if url.host == "127.0.0.1", let answer = await TestBrowser.get(url), let location = answer.header("Location").flatMap(URL.init(string:)) {
                 target = location
             }
             world.authorizations.add(target)
             guard let callback = try? await world.provider.approve(target) else { return }
-            _ = await get(callback)
+            _ = await TestBrowser.get(callback)
         }
     }
 }

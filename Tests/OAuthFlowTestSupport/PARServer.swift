@@ -84,28 +84,3 @@ public struct TestPARServer: Decodable, Sendable {
         return []
     }
 }
-
-/// A browser that follows redirects as a real one would (the server signs the user in at once), until a
-/// page that is not a redirect: the loopback receiver's.
-public struct RedirectFollowingBrowser: Sendable {
-    /// Waited before the first request, like a user who comes back late.
-    public var delay: Duration
-
-    public init(delay: Duration = .zero) { self.delay = delay }
-
-    /// Follows `url`'s redirects (at most 8) and returns the last answer's status.
-    @discardableResult
-    public func visit(_ url: URL) async throws -> Int {
-        if delay > .zero { try await Task.sleep(for: delay) }
-        var current = url
-        let transport = DefaultHTTPTransport(timeout: 15)
-        for _ in 0..<8 {
-            let response = try await transport.send(TransportRequest(method: .get, url: current))
-            guard (300..<400).contains(response.status), let location = response.header("location"),
-                let next = URL(string: location, relativeTo: current)?.absoluteURL
-            else { return response.status }
-            current = next
-        }
-        return 0
-    }
-}
