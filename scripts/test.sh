@@ -45,7 +45,8 @@
 #    OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_AS_PYTHON, OAUTHFLOW_TEST_AS_AGENT, OAUTHFLOW_TEST_GIT_URL,
 #    OAUTHFLOW_TEST_WEB_PORT, OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
 #    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER, OAUTHFLOW_TEST_IDJAG_SERVER and OAUTHFLOW_TEST_PG_* set, at most
-#    16 tests at a time (run_tests says why).
+#    16 tests at a time (run_tests says why), and SWIFTNIO_STRICT=1: a task scheduled on an event loop already shut
+#    down crashes the run instead of printing an error.
 # 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
 #    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
 #    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium); then serves
@@ -280,6 +281,9 @@ export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
 export OAUTHFLOW_TEST_AS_PYTHON="$as_python"
 export OAUTHFLOW_TEST_AS_AGENT="$root/Tests/AuthorizationServer/agent.py"
 export OAUTHFLOW_TEST_WEB_PORT="$OAUTHFLOW_WEB_PORT"
+# A task scheduled on an event loop already shut down is a crash, not a printed error (SwiftNIO's strict mode, which
+# it means to make the default): a server or receiver that shuts its loop down twice fails the run.
+export SWIFTNIO_STRICT=1
 tests_status=0
 run_tests "$@" || tests_status=$?
 finish_checks || exit 1

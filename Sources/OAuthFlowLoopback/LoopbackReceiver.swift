@@ -45,6 +45,8 @@ public final class LoopbackReceiver: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let inbox: Inbox
     private let connections: ConnectionTable
+    /// The close, once one was asked for.
+    private let closing = Locked<Task<Void, Never>?>(nil)
 
     /// The redirect URI to register and send: `http://HOST:PORT/PATH`.
     public var redirectURI: URL { redirect }
@@ -225,15 +227,25 @@ public final class LoopbackReceiver: Sendable {
     ///
     /// A connection whose request arrived whole gets its answer before it closes: the handler's (the finishing
     /// page, which the caller closes the receiver right after), or 503 for one no handler will take now, or
-    /// 410. Connections still sending their request are closed at once.
+    /// 410. Connections still sending their request are closed at once. A second call, or one made while the first is
+    /// under way, waits for the same close: the event loop is shut down once, and nothing is scheduled on it after.
     public func close() async {
-        inbox.finish()
-        inbox.abandonWaiting()
-        connections.closeUnfinished()
-        for listener in listeners { try? await listener.close() }
-        // Each connection's task writes its answer and closes it; the last one ends the server task.
-        await server.value
-        try? await group.shutdownGracefully()
+        let (inbox, connections, listeners, server, group) = (inbox, connections, listeners, server, group)
+        let close = closing.withLock { started in
+            if let started { return started }
+            let close = Task {
+                inbox.finish()
+                inbox.abandonWaiting()
+                connections.closeUnfinished()
+                for listener in listeners { try? await listener.close() }
+                // Each connection's task writes its answer and closes it; the last one ends the server task.
+                await server.value
+                try? await group.shutdownGracefully()
+            }
+            started = close
+            return close
+        }
+        await close.value
     }
 
     /// Serves one connection: answers its request and closes (``ConnectionTable`` closes it first when the

@@ -29,6 +29,8 @@ public final class SimulatedProviderServer: Sendable {
     private let listener: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let serving: Task<Void, Never>
+    /// The stop, once one was asked for.
+    private let stopping = Locked<Task<Void, Never>?>(nil)
 
     /// The largest request body read.
     static let maximumBodySize = 1 << 20
@@ -106,11 +108,24 @@ public final class SimulatedProviderServer: Sendable {
         }
     }
 
-    /// Stops listening, answers the requests already read, and frees the event loop.
+    /// Stops listening, answers the requests already read, and frees the event loop. A second call, or one made while
+    /// the first is under way, waits for the same stop: the event loop is shut down once, and nothing is scheduled on
+    /// it after (which SwiftNIO reports, and means to make a crash).
     public func stop() async {
-        try? await listener.close()
-        await serving.value
-        try? await group.shutdownGracefully()
+        let listener = self.listener
+        let serving = self.serving
+        let group = self.group
+        let stop = stopping.withLock { started in
+            if let started { return started }
+            let stop = Task {
+                try? await listener.close()
+                await serving.value
+                try? await group.shutdownGracefully()
+            }
+            started = stop
+            return stop
+        }
+        await stop.value
     }
 
     /// Answers a connection's one request.

@@ -57,6 +57,20 @@ import Testing
         }
     }
 
+    /// Stopped twice at once and once more after: each call returns once the server is down, and the event loop is
+    /// shut down once (under `SWIFTNIO_STRICT`, which scripts/test.sh sets, a task scheduled on it after would crash
+    /// the run; without it SwiftNIO only prints an error).
+    @Test func stoppedTwiceItStopsOnce() async throws {
+        let server = try await SimulatedProviderServer.start()
+        let jwks = server.provider.issuer.appendingPathComponent("jwks")
+        #expect(try await http.send(TransportRequest(method: .get, url: jwks)).status == 200)
+        async let first: Void = server.stop()
+        async let second: Void = server.stop()
+        _ = await (first, second)
+        await server.stop()
+        await #expect(throws: TransportError.self) { try await http.send(TransportRequest(method: .get, url: jwks)) }
+    }
+
     @Test func refusesWhatItCannotAnswer() async throws {
         let server = try await SimulatedProviderServer.start()
         defer { Task { await server.stop() } }
