@@ -5,7 +5,7 @@ import Testing
 
 import OAuthFlowLoopback
 
-/// Opens the URL it is given the way a browser does, after `delay`, from a task of its own.
+/// Opens the URL it is given the way a browser does (TestBrowser, following redirects), from a task of its own.
 struct FollowingBrowser: BrowserOpener {
     func open(_ url: URL) async throws {
         Task { _ = await TestBrowser.follow(url) }

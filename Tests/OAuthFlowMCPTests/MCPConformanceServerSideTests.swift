@@ -56,7 +56,7 @@ import Testing
         run.serve("https://auth.example.com") { try await world.provider.transport.send($0) }
         let client = ConformanceClient(run: run, endpoint: endpoint) {
             $0.clients = [ProtectedServerWorld.issuer.absoluteString: ClientSettings(clientID: SimulatedProvider.appClientID)]
-            $0.browser = ProviderUser(provider: world.provider)
+            $0.browser = ApprovingUser(provider: world.provider)
         }
         return Side(run: run, world: world, server: server, client: client)
     }
@@ -142,29 +142,5 @@ import Testing
                 ], body: Data(ProtectedServerWorld.initialize().utf8)))
         #expect(refused.status == 401)
         #expect(MCPAuthorization.challenge(in: refused.headers)?.error == "invalid_token")
-    }
-}
-
-/// The user at the simulated authorization server: approves at once and lets the browser go to the loopback redirect.
-struct ProviderUser: BrowserOpener {
-    let provider: SimulatedProvider
-
-    func open(_ url: URL) async throws {
-        let provider = self.provider
-        Task {
-            var target = url
-            // A pushed request opens at the loopback's start address, which sends the browser on.
-            if url.host == "127.0.0.1", let answer = await TestBrowser.get(url), let location = answer.header("Location").flatMap(URL.init(string:)) {
-                target = location
-            }
-            let callback: URL
-            do {
-                callback = try await provider.approve(target)
-            } catch {
-                Issue.record("the authorization server refused the user: \(error)")
-                return
-            }
-            _ = await TestBrowser.get(callback)
-        }
     }
 }

@@ -50,14 +50,6 @@ import Testing
         }
     }
 
-    /// The user at the browser: follows each redirect (the loopback's start address, the authorization endpoint that
-    /// consents at once) until the loopback redirect is reached.
-    struct FollowingBrowser: BrowserOpener {
-        func open(_ url: URL) async throws {
-            Task { _ = await TestBrowser.follow(url) }
-        }
-    }
-
     @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aSwiftClientSignsInWithDPoPAnswersTheNonceAndStepsUp() async throws {
         var providerSettings = SimulatedProvider.Settings()

@@ -364,7 +364,8 @@ extension MCPEnterpriseEndToEndTests {
     }
 }
 
-/// The user's browser: follows each redirect (the identity provider consents at once) back to the loopback.
+/// The user's browser for this module's suites: follows each redirect (the loopback's start address, a provider that
+/// consents at once) back to the loopback redirect.
 struct FollowingBrowser: BrowserOpener {
     let opened = Log<URL>()
 

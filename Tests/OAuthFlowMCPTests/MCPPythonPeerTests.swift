@@ -11,13 +11,6 @@ import Testing
 /// streamable HTTP transport.
 @Suite(.enabled(if: TestMCPServer.shouldRun, TestMCPServer.skipReason), .serialized)
 struct MCPPythonPeerTests {
-    /// A browser whose user is signed in and consents at once: it follows the redirects to the loopback receiver.
-    struct FollowingBrowser: BrowserOpener {
-        func open(_ url: URL) async throws {
-            Task { _ = await TestBrowser.follow(url) }
-        }
-    }
-
     let server: TestMCPServer
     let directory: TemporaryDirectory
     let registrations = InMemoryClientRegistrationStore()

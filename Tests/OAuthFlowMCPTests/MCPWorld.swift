@@ -226,21 +226,32 @@ struct WorldTransport: HTTPTransport {
 }
 
 /// The user at the browser: follows the loopback's start address for a pushed request, approves at the simulated
-/// authorization server, and lets the browser go back to the loopback redirect.
+/// authorization server, and lets the browser go back to the loopback redirect (TestBrowser's requests).
 struct ApprovingUser: BrowserOpener {
-    let world: MCPWorld
+    let provider: SimulatedProvider
+    /// Where the authorization requests the user approved are logged, when a test reads them.
+    let authorizations: Log<URL>?
     let opened = Log<URL>()
+
+    init(world: MCPWorld) { (provider, authorizations) = (world.provider, world.authorizations) }
+    init(provider: SimulatedProvider) { (self.provider, authorizations) = (provider, nil) }
 
     func open(_ url: URL) async throws {
         opened.add(url)
-        let world = self.world
+        let (provider, authorizations) = (self.provider, self.authorizations)
         Task {
             var target = url
             if url.host == "127.0.0.1", let answer = await TestBrowser.get(url), let location = answer.header("Location").flatMap(URL.init(string:)) {
                 target = location
             }
-            world.authorizations.add(target)
-            guard let callback = try? await world.provider.approve(target) else { return }
+            authorizations?.add(target)
+            let callback: URL
+            do {
+                callback = try await provider.approve(target)
+            } catch {
+                Issue.record("the authorization server cannot redirect the user: \(error)")
+                return
+            }
             _ = await TestBrowser.get(callback)
         }
     }
