@@ -22,8 +22,15 @@ extension DescriptorSection {
     init(plain o: PlainObject) throws {
         self.init()
         // Each key's reader taken from the list in place: a `for key in` loop copied each key, retaining its strings.
+        // A key the mapping does not hold is passed over without its reader where that reader would do nothing: the
+        // section's shape lists its fields in the order of `keys` (`Shape.section`), and the mapping's table of field
+        // values says which are absent, where each reader searched the fields by name to find it out (most of a
+        // section's keys are absent from most descriptors).
         try Self.keys.withUnsafeBufferPointer { keys in
-            for index in keys.indices { try keys[index].read(o, &self) }
+            for index in keys.indices {
+                if keys[index].skipsWhenAbsent, o.lacks(field: index, named: keys[index].field.name) { continue }
+                try keys[index].read(o, &self)
+            }
         }
     }
 }

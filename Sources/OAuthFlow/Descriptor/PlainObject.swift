@@ -172,6 +172,16 @@ struct PlainObject {
             return .value(texts)
         }
 
+        /// Whether the object mapping whose field values start at `table`, read as the object shape at `shape`, lacks the
+        /// field at `field` of that shape, which must be named `name`; false whenever that cannot be said from the table
+        /// (no tree, a shape of other fields).
+        func lacks(field: Int, named name: String, shape: Int, table: Int) -> Bool {
+            guard table >= 0 else { return false }
+            let spec = shapes.nodes[shape]
+            guard field < Int(spec.count), shapes.names[Int(spec.first) + field] == name else { return false }
+            return slots[table + 1 + field] < 0
+        }
+
         /// The node and shape under `name`: an absent key is answered at once, without the search
         /// ``value(_:node:shape:table:)`` would repeat.
         func nested(_ name: String, node: Int, shape: Int, table: Int) -> Nested {
@@ -238,6 +248,12 @@ struct PlainObject {
 
     /// Where the mapping is, for errors.
     var path: [String] { reader.path(place) }
+
+    /// Whether the mapping certainly does not hold the field at `index` of its object shape, named `name` (a section's
+    /// key, whose reader then has nothing to read); false when that cannot be told without the reader.
+    func lacks(field index: Int, named name: String) -> Bool {
+        reader.lacks(field: index, named: name, shape: shape, table: table)
+    }
 
     init(_ values: [String: JSONValue], path: [String]) {
         reader = Reader(tree: nil, shapes: .placeholder, values: values, rootPath: path)

@@ -23,9 +23,13 @@ extension ProviderDescriptor {
         /// The `grant_type` a poll sends (Amazon: `device_code`, Salesforce: `device`).
         package var grantType: String = GrantType.deviceCode.rawValue
         /// What a poll sends besides `grant_type` and client authentication: each parameter with the value it carries.
-        package var pollParams: [String: PollSource] = ["device_code": .deviceCode]
+        package var pollParams: [String: PollSource] = Self.standardPollParams
 
         package init() {}
+
+        /// What a poll sends by default: the device code. Made once, where a dictionary written in place was made for
+        /// every descriptor read.
+        package static let standardPollParams: [String: PollSource] = ["device_code": .deviceCode]
 
         /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
         static let standard = Self()

@@ -10,6 +10,9 @@ package struct SectionKey<Section>: Sendable {
     let read: @Sendable (PlainObject, inout Section) throws -> Void
     /// Writes the section's value under the key, unless it is nil.
     let write: @Sendable (Section, inout Container) throws -> Void
+    /// Whether `read` does nothing at all when the mapping does not hold the key: true for a key that is not required
+    /// and is read into its own property alone; false for a custom reader (which may fall back on another key).
+    let skipsWhenAbsent: Bool
 
     /// A key read by `read` (a default taken from another key, a list of mixed entries) and written from `path`.
     init<Value: Encodable>(
@@ -20,6 +23,7 @@ package struct SectionKey<Section>: Sendable {
         let key = PlainObject.Key(stringValue: name)
         self.read = { o, section in try read(o, key, &section) }
         write = Self.writer(path, key)
+        skipsWhenAbsent = false
     }
 
     /// A key whose value goes to `path`, read as `reader` reads it.
@@ -30,6 +34,7 @@ package struct SectionKey<Section>: Sendable {
         self.field = field
         let key = PlainObject.Key(stringValue: field.name)
         let required = field.required
+        skipsWhenAbsent = !required
         // A stored property's place in the section, found once: a value is stored there directly, where applying the
         // key path for each key of each descriptor went through the runtime's generic projection.
         if let offset = MemoryLayout<Section>.offset(of: path) {

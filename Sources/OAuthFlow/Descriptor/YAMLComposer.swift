@@ -34,6 +34,10 @@ struct YAMLComposer {
         // Scalars' text is most of a descriptor's bytes, never more (escapes and folding only shorten it).
         text.reserveCapacity(bytes.count)
         children.reserveCapacity(expected)
+        // The children of the open collections, and the collections open at once: room for a descriptor's at the start,
+        // where both grew from nothing by doubling (four or five allocations a file).
+        pending.reserveCapacity(64)
+        open.reserveCapacity(8)
         if let base = bytes.baseAddress {
             yaml_parser_set_input_string(&parser, base, bytes.count)
         } else {

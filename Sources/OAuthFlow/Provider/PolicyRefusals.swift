@@ -66,12 +66,16 @@ struct PolicyRefusals {
     mutating func algorithms(
         _ names: [String], _ setting: [String], accepted: [JWSAlgorithm]? = nil, because why: (String) -> String
     ) -> [JWSAlgorithm] {
-        names.enumerated().compactMap { index, name in
+        // Made with room for every name at once: a list grown one algorithm at a time was reallocated for most of them.
+        var algorithms: [JWSAlgorithm] = []
+        algorithms.reserveCapacity(names.count)
+        for (index, name) in names.enumerated() {
             guard let algorithm = JWSAlgorithm(rawValue: name), accepted?.contains(algorithm) ?? true else {
                 refuse(setting, item: String(index), why(name))
-                return nil
+                continue
             }
-            return algorithm
+            algorithms.append(algorithm)
         }
+        return algorithms
     }
 }

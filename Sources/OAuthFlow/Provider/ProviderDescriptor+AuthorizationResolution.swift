@@ -77,10 +77,13 @@ extension ProviderDescriptor.Authorization {
     /// signed with the client's private key (never HMAC), responses verified with the provider's public keys (never
     /// `none`, never HMAC), and an empty list would allow nothing.
     func securedAuthorization(_ refusals: inout PolicyRefusals) -> SignedMessages {
-        let signing = refusals.algorithms(
-            requestObjectAlgs ?? JWSAlgorithm.requestObject.map(\.rawValue), ["authorization", "request_object_algs"],
-            accepted: JWSAlgorithm.requestObject
-        ) { "lists `\($0)`; OAuthFlow signs request objects with \(JWSAlgorithm.listed(JWSAlgorithm.requestObject))" }
+        // Without `request_object_algs`, every algorithm OAuthFlow signs request objects with, which it accepts as they are.
+        let signing =
+            requestObjectAlgs.map { names in
+                refusals.algorithms(names, ["authorization", "request_object_algs"], accepted: JWSAlgorithm.requestObject) {
+                    "lists `\($0)`; OAuthFlow signs request objects with \(JWSAlgorithm.listed(JWSAlgorithm.requestObject))"
+                }
+            } ?? JWSAlgorithm.requestObject
         if requestObjectAlgs?.isEmpty == true {
             refusals.refuse(["authorization", "request_object_algs"], "is empty: no request object could be signed")
         }

@@ -94,8 +94,9 @@ extension ProviderDescriptor {
         }
         let usesDiscovery = location != nil && asksForDiscovery
         var refusals: [ProviderError] = []
-        var typedPolicy = policy(variables: resolved, refusing: &refusals)
+        let checked = policy(variables: resolved, refusing: &refusals)
         if let refusal = refusals.first { throw refusal }
+        guard var typedPolicy = checked else { preconditionFailure("a policy asked to be assembled is answered") }
         typedPolicy.securityEvents = try securityEvents?.resolved(providerIssuer: issuerURL, providerKeys: endpoints.jwks, url: url)
         var provider = Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
@@ -129,7 +130,7 @@ extension ProviderDescriptor {
     /// resolver refuses is stated here only.
     package var refusals: [ProviderError] {
         var refusals = missingEndpoint.map { [$0] } ?? []
-        _ = policy(variables: nil, refusing: &refusals)
+        _ = policy(variables: nil, refusing: &refusals, assembled: false)
         return refusals
     }
 
@@ -154,8 +155,10 @@ extension ProviderDescriptor {
     /// Every refusal is added to `refusals` (`unsupported_policy`, for what the engine will not run: a
     /// response type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does
     /// not know, an algorithm it does not use), and the policy is made of what was accepted; it stands only
-    /// when there are none. With `variables` nil, templates are checked without being filled in.
-    private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError]) -> Provider.Policy {
+    /// when there are none. With `variables` nil, templates are checked without being filled in. With `assembled` false
+    /// only the refusals are wanted (``refusals``): every check runs as it does for a policy, and nil is answered
+    /// without making the policy of what they accepted.
+    private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError], assembled: Bool = true) -> Provider.Policy? {
         // Each section resolves itself (ProviderDescriptor+<Section>Resolution.swift), in the order refusals are reported.
         var found = PolicyRefusals(providerID: id, variables: variables)
         let declared = Set(self.variables.keys)
@@ -188,6 +191,8 @@ extension ProviderDescriptor {
         let appRedirect = redirect.appRedirect(declared: declared, &found)
         securityEvents?.check(providerIssuer: issuer, &found)
         refusals += found.errors
+        // Every refusal is known here: what follows only puts together what the checks above accepted.
+        guard assembled else { return nil }
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorizationParameters,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,

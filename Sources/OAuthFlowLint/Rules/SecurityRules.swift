@@ -34,7 +34,8 @@ struct PKCEForPublicClientsRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce == .unsupported else {
+        // The PKCE setting first: most descriptors leave it on, and the list of methods is made for each asking.
+        guard let descriptor = file.descriptor, descriptor.security.pkce == .unsupported, descriptor.clientAuth.supported.contains(.none) else {
             return []
         }
         return [
@@ -196,21 +197,22 @@ struct ClientAuthConsistencyRule: LintRule {
                     file, ["client_auth", "method"],
                     "`client_auth.method` is `\(auth.method.rawValue)`, which `client_auth.methods` does not list; add it there or drop `method`"))
         }
-        let assertionMethods = auth.supported.filter(\.usesAssertion)
-        for key in ["assertion_audience", "assertion_algs"] where assertionMethods.isEmpty && file.document.node(at: ["client_auth", key]) != nil {
+        let supported = auth.supported
+        let noAssertionMethod = !supported.contains(where: \.usesAssertion)
+        for key in ["assertion_audience", "assertion_algs"] where noAssertionMethod && file.document.node(at: ["client_auth", key]) != nil {
             diagnostics.append(
                 diagnostic(
                     file, ["client_auth", key],
                     "`client_auth.\(key)` applies to client assertions, but `client_auth` lists neither client_secret_jwt nor private_key_jwt"))
         }
         if let algs = auth.assertionAlgs, !algs.isEmpty {
-            if auth.supported.contains(.privateKeyJWT), !algs.contains(where: { $0 != "HS256" }) {
+            if supported.contains(.privateKeyJWT), !algs.contains(where: { $0 != "HS256" }) {
                 diagnostics.append(
                     diagnostic(
                         file, ["client_auth", "assertion_algs"],
                         "`private_key_jwt` is listed but `assertion_algs` allows no private-key algorithm (RS256, PS256, ES256, EdDSA)"))
             }
-            if auth.supported.contains(.clientSecretJWT), !algs.contains("HS256") {
+            if supported.contains(.clientSecretJWT), !algs.contains("HS256") {
                 diagnostics.append(
                     diagnostic(
                         file, ["client_auth", "assertion_algs"], "`client_secret_jwt` is listed but `assertion_algs` leaves out HS256, its algorithm")
