@@ -35,7 +35,7 @@ extension ProviderDescriptor.Redirect {
 
     /// The app redirect templates, each checked: placeholders the descriptor declares or the sign-in fills, a scheme of
     /// URI scheme characters, a whole URI that begins with its scheme, an https link with a host; no query or fragment.
-    func appRedirect(declared: Set<String>, _ found: inout PolicyRefusals) -> Provider.Policy.AppRedirect {
+    func appRedirect(declared: ProviderDescriptor.VariableNames, _ found: inout PolicyRefusals) -> Provider.Policy.AppRedirect {
         var result = Provider.Policy.AppRedirect()
         if let scheme = privateUseScheme {
             if checkPlaceholders(scheme, at: Self.schemeSetting, declared: declared, &found) {
@@ -91,7 +91,7 @@ extension ProviderDescriptor.Redirect {
 
     /// Refuses each placeholder of `template` that names neither a declared variable nor what the sign-in fills in;
     /// true when there is none.
-    private func checkPlaceholders(_ template: String, at setting: [String], declared: Set<String>, _ found: inout PolicyRefusals) -> Bool {
+    private func checkPlaceholders(_ template: String, at setting: [String], declared: ProviderDescriptor.VariableNames, _ found: inout PolicyRefusals) -> Bool {
         var known = true
         for name in ProviderDescriptor.parameterVariables(in: template)
         where !declared.contains(name) && !Provider.Policy.AppRedirect.appPlaceholders.contains(name) {

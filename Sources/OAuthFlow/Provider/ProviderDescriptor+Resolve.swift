@@ -161,7 +161,8 @@ extension ProviderDescriptor {
     private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError], assembled: Bool = true) -> Provider.Policy? {
         // Each section resolves itself (ProviderDescriptor+<Section>Resolution.swift), in the order refusals are reported.
         var found = PolicyRefusals(providerID: id, variables: variables)
-        let declared = Set(self.variables.keys)
+        // The keys themselves, looked up in place: most descriptors ask nothing of them, and a set was made for each.
+        let declared = self.variables.keys
         profile.check(&found)
         let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, declared: declared, &found)
         let tokenRequestShape = tokenRequest.resolved(&found)
@@ -218,6 +219,9 @@ extension ProviderDescriptor {
         policy.hold(to: security.profile)
         return policy
     }
+
+    /// The names the descriptor's `variables` declare, as the checks of what names them look them up.
+    typealias VariableNames = [String: Variable].Keys
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).
     static func wellKnownURL(issuer: URL, mode: ProviderDescriptor.DiscoveryMode) -> URL? {

@@ -5,9 +5,10 @@ extension ProviderDescriptor.Userinfo {
     /// - Parameters:
     ///   - dpop: Whether the provider's tokens may be DPoP-bound, which only the header can carry.
     ///   - extraCall: Whether the profile makes its extra call, a `GET` that takes the token as userinfo does.
-    func resolved(dpop: Bool, extraCall: Bool, declared: Set<String>, _ refusals: inout PolicyRefusals) -> Self {
+    func resolved(dpop: Bool, extraCall: Bool, declared: ProviderDescriptor.VariableNames, _ refusals: inout PolicyRefusals) -> Self {
         let checkingOnly = refusals.variables == nil
         func templates(_ values: [String: String], _ key: String) -> [String: String] {
+            guard !values.isEmpty else { return values }
             var filled: [String: String] = [:]
             for (name, template) in values.sorted(by: { $0.key < $1.key }) {
                 let value = refusals.filled(template, ["userinfo", key, name], keeping: RequestTemplate.requestPlaceholders(in: template))
@@ -24,7 +25,7 @@ extension ProviderDescriptor.Userinfo {
         }
         var request = self
         // Names here; values are request templates, checked as they are parsed.
-        refusals.checkHeaders(headers.mapValues { _ in "" }, at: ["userinfo", "headers"])
+        if !headers.isEmpty { refusals.checkHeaders(headers.mapValues { _ in "" }, at: ["userinfo", "headers"]) }
         request.headers = templates(headers, "headers")
         request.query = templates(query, "query")
         request.form = templates(form, "form")
