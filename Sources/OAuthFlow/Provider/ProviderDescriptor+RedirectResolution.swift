@@ -91,7 +91,9 @@ extension ProviderDescriptor.Redirect {
 
     /// Refuses each placeholder of `template` that names neither a declared variable nor what the sign-in fills in;
     /// true when there is none.
-    private func checkPlaceholders(_ template: String, at setting: [String], declared: ProviderDescriptor.VariableNames, _ found: inout PolicyRefusals) -> Bool {
+    private func checkPlaceholders(
+        _ template: String, at setting: [String], declared: ProviderDescriptor.VariableNames, _ found: inout PolicyRefusals
+    ) -> Bool {
         var known = true
         for name in ProviderDescriptor.parameterVariables(in: template)
         where !declared.contains(name) && !Provider.Policy.AppRedirect.appPlaceholders.contains(name) {
