@@ -59,9 +59,9 @@ extension PolicyRefusals {
     /// naming a variable without a value is left out. Without values (lint), the map as written. Each placeholder
     /// that names no variable in `declared` is refused (`unknown_variable`, reported by lint's
     /// `undeclared_variable`).
-    mutating func filledParameters(_ parameters: [String: String], at setting: [String], declared: ProviderDescriptor.VariableNames) -> [String:
-        String]
-    {
+    mutating func filledParameters(
+        _ parameters: [String: String], at setting: [String], declared: ProviderDescriptor.VariableNames
+    ) -> [String: String] {
         // Most maps name no variable: no value holds a `{` byte, so none has a placeholder to refuse or fill, and each
         // value stands as written (what the loop below makes of it, without sorting, cutting and copying the map).
         guard parameters.values.contains(where: { UTF8Search.contains(UInt8(ascii: "{"), in: $0) }) else { return parameters }
