@@ -29,7 +29,7 @@ extension ProviderDescriptor {
 
         /// What a poll sends by default: the device code. Made once, where a dictionary written in place was made for
         /// every descriptor read.
-        package static let standardPollParams: [String: PollSource] = ["device_code": .deviceCode]
+        static let standardPollParams: [String: PollSource] = ["device_code": .deviceCode]
 
         /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
         static let standard = Self()

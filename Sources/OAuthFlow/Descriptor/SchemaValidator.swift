@@ -369,17 +369,20 @@ private struct Walk {
 /// Which fields of an object a mapping holds: bits for the usual few dozen, an array beyond.
 private struct FieldSet {
     private var bits: UInt64 = 0
-    private var more: [Bool]
+    /// Only for an object of more than 64 fields; nil otherwise. An empty list in its place was copied into a new one
+    /// at every insertion (the compiler made it unique before looking at which branch ran): an allocation for each
+    /// mapping of every file.
+    private var more: [Bool]?
 
     init(count: Int) {
-        more = count > 64 ? Array(repeating: false, count: count) : []
+        more = count > 64 ? Array(repeating: false, count: count) : nil
     }
 
     mutating func insert(_ field: Int) {
-        if more.isEmpty { bits |= 1 << UInt64(field) } else { more[field] = true }
+        if more == nil { bits |= 1 << UInt64(field) } else { more?[field] = true }
     }
 
     func contains(_ field: Int) -> Bool {
-        more.isEmpty ? bits & (1 << UInt64(field)) != 0 : more[field]
+        more.map { $0[field] } ?? (bits & (1 << UInt64(field)) != 0)
     }
 }

@@ -10,8 +10,10 @@ struct YAMLComposer {
     private var text: [UInt8] = []
     private var customTags: [Int32: Tag.Name] = [:]
     private var children: [Int32] = []
-    /// Child indices of the open collections, innermost last; `open` marks where each begins.
+    /// Child indices of the open collections, innermost last; `open` marks where each begins. The first
+    /// `pendingCount` are in use: the list is never shortened, only written over.
     private var pending: [Int32] = []
+    private var pendingCount = 0
     private var open: [(entry: Int, pendingStart: Int, anchor: String?)] = []
     private var anchors: [String: Int32] = [:]
 
@@ -139,7 +141,9 @@ struct YAMLComposer {
 
     private mutating func attach(_ index: Int32) {
         // The root has no parent to attach to: it is entry 0.
-        if !open.isEmpty { pending.append(index) }
+        guard !open.isEmpty else { return }
+        if pendingCount < pending.count { pending[pendingCount] = index } else { pending.append(index) }
+        pendingCount += 1
     }
 
     /// Opens a collection; `tag` is nil when the file writes none (most do), which is the kind's own tag
@@ -157,12 +161,12 @@ struct YAMLComposer {
         let code = tag.map(YAMLTree.TagCode.init) ?? (kind == .mapping ? .map : .seq)
         let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: code, line: Self.line(mark), column: Self.column(mark)))
         if code == .custom, let tag { customTags[index] = tag }
-        open.append((Int(index), pending.count, Self.string(anchor)))
+        open.append((Int(index), pendingCount, Self.string(anchor)))
     }
 
     private mutating func closeCollection() throws(YAMLSyntaxError) {
         guard let collection = open.popLast() else { return }
-        let start = collection.pendingStart, end = pending.count
+        let start = collection.pendingStart, end = pendingCount
         var expanded: Int32 = 1
         var bytes: Int32 = 0
         var deepest: Int32 = 0
@@ -174,15 +178,20 @@ struct YAMLComposer {
             bytes = byteOverflow ? .max : byteSum
             deepest = max(deepest, kid.depth)
         }
-        entries[collection.entry].firstChild = Int32(children.count)
-        entries[collection.entry].childCount = Int32(end - start)
-        entries[collection.entry].expandedCount = expanded
-        entries[collection.entry].expandedBytes = bytes
+        // Written back once: each field set in the list was a check that the list is not shared, five a collection.
+        var closed = entries[collection.entry]
+        closed.firstChild = Int32(children.count)
+        closed.childCount = Int32(end - start)
+        closed.expandedCount = expanded
+        closed.expandedBytes = bytes
         // Within the limit already: each collection was counted as it opened, and each alias where it stood.
-        entries[collection.entry].depth = deepest + 1
-        children.append(contentsOf: pending[start..<end])
-        pending.removeLast(end - start)
-        if entries[collection.entry].kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
+        closed.depth = deepest + 1
+        entries[collection.entry] = closed
+        // Straight from the list's storage, and the list cut back by its count alone: a slice appended retained and
+        // released the list, and `removeLast(_:)` went through the general replacement of a range, for each collection.
+        pending.withUnsafeBufferPointer { pending in children.append(contentsOf: UnsafeBufferPointer(rebasing: pending[start..<end])) }
+        pendingCount = start
+        if closed.kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
         if let anchor = collection.anchor { anchors[anchor] = Int32(collection.entry) }
         attach(Int32(collection.entry))
     }

@@ -7,7 +7,7 @@ extension ProviderDescriptor.LogoutSettings {
         if custom, !endSession {
             refusals.refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
         }
-        for reserved in extraParams.keys.sorted() where engineParameters.contains(reserved) {
+        for reserved in extraParams.keys.filter(engineParameters.contains).sorted() {
             refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
         }
         let clientIDParameter = clientIDParameter ?? Self.standardClientIDParameter

@@ -7,7 +7,8 @@ extension ProviderDescriptor.TokenRequest {
     ]
 
     func resolved(_ refusals: inout PolicyRefusals) -> Provider.Policy.TokenRequestShape {
-        for name in extraParams.keys.sorted() where Self.engineParameters.contains(name) {
+        // Filtered before sorting: most maps set none of them, and a sorted copy of the whole map was made every time.
+        for name in extraParams.keys.filter(Self.engineParameters.contains).sorted() {
             refusals.refuse(["token_request", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a token request")
         }
         for (index, name) in callbackParams.enumerated() where Self.engineParameters.contains(name) || name == "iss" {

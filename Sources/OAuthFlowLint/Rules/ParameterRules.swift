@@ -32,7 +32,8 @@ struct ReservedParameterRule: LintRule {
             (["scopes", "offline", "params"], descriptor.scopes.offline.params),
         ]
         let authorization = maps.flatMap { keyPath, params in
-            params.keys.sorted().filter { DescriptorSchema.reservedParameters.contains($0) }.map {
+            // Filtered before sorting: most maps set none, and sorting copied every map.
+            params.keys.filter { DescriptorSchema.reservedParameters.contains($0) }.sorted().map {
                 diagnostic(file, keyPath + [$0], "`\($0)` is set by the engine and cannot be overridden", atKey: true)
             }
         }
