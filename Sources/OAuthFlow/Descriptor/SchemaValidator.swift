@@ -60,6 +60,8 @@ private struct Walk {
         self.path = path
         self.showsValues = showsValues
         self.outerPath = outerPath
+        // Room for a descriptor's depth at once, where the list grew from nothing by doubling.
+        steps.reserveCapacity(16)
     }
 
     /// One key or list item on the way down: no `String` is made or retained until a problem names it.

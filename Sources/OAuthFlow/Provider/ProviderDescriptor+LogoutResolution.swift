@@ -7,7 +7,9 @@ extension ProviderDescriptor.LogoutSettings {
         if custom, !endSession {
             refusals.refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
         }
-        for reserved in extraParams.keys.filter(engineParameters.contains).sorted() {
+        // Filtered before sorting, and sorted only when there are two (sorting makes a new list, even of none).
+        let set = extraParams.keys.filter(engineParameters.contains)
+        for reserved in set.count > 1 ? set.sorted() : set {
             refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
         }
         let clientIDParameter = clientIDParameter ?? Self.standardClientIDParameter

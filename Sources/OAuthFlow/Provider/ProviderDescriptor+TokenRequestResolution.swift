@@ -7,8 +7,10 @@ extension ProviderDescriptor.TokenRequest {
     ]
 
     func resolved(_ refusals: inout PolicyRefusals) -> Provider.Policy.TokenRequestShape {
-        // Filtered before sorting: most maps set none of them, and a sorted copy of the whole map was made every time.
-        for name in extraParams.keys.filter(Self.engineParameters.contains).sorted() {
+        // Filtered before sorting, and sorted only when there are two: most maps set none of them, and sorting made a
+        // new list every time, even of none.
+        let reserved = extraParams.keys.filter(Self.engineParameters.contains)
+        for name in reserved.count > 1 ? reserved.sorted() : reserved {
             refusals.refuse(["token_request", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a token request")
         }
         for (index, name) in callbackParams.enumerated() where Self.engineParameters.contains(name) || name == "iss" {

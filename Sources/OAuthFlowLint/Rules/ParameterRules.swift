@@ -32,8 +32,10 @@ struct ReservedParameterRule: LintRule {
             (["scopes", "offline", "params"], descriptor.scopes.offline.params),
         ]
         let authorization = maps.flatMap { keyPath, params in
-            // Filtered before sorting: most maps set none, and sorting copied every map.
-            params.keys.filter { DescriptorSchema.reservedParameters.contains($0) }.sorted().map {
+            // Filtered before sorting, and sorted only when there are two: most maps set none, and sorting made a new
+            // list every time, even of none.
+            let reserved = params.keys.filter { DescriptorSchema.reservedParameters.contains($0) }
+            return (reserved.count > 1 ? reserved.sorted() : reserved).map {
                 diagnostic(file, keyPath + [$0], "`\($0)` is set by the engine and cannot be overridden", atKey: true)
             }
         }
@@ -83,6 +85,8 @@ struct OfflineAccessConsentRule: LintRule {
             prompt?.split(separator: " ").contains("consent") ?? false
         }
         let offline = descriptor.scopes.offline
+        // Most descriptors ask for no `offline_access`: nothing below can be found then.
+        guard descriptor.scopes.default.contains("offline_access") || offline.scopes.contains("offline_access") else { return [] }
         let always = hasConsent(descriptor.authorization.extraParams["prompt"])
         let asked = [
             descriptor.scopes.default.firstIndex(of: "offline_access").map { (["scopes", "default", String($0)], always) },

@@ -191,7 +191,9 @@ struct ClientAuthConsistencyRule: LintRule {
         guard let descriptor = file.descriptor else { return [] }
         let auth = descriptor.clientAuth
         var diagnostics: [Diagnostic] = []
-        if let methods = auth.methods, file.document.node(at: ["client_auth", "method"]) != nil, !methods.contains(auth.method) {
+        // The file's `client_auth` mapping found once, and its keys looked up in it.
+        let section = file.document.node(at: ["client_auth"])
+        if let methods = auth.methods, section?["method"] != nil, !methods.contains(auth.method) {
             diagnostics.append(
                 diagnostic(
                     file, ["client_auth", "method"],
@@ -199,7 +201,7 @@ struct ClientAuthConsistencyRule: LintRule {
         }
         let supported = auth.supported
         let noAssertionMethod = !supported.contains(where: \.usesAssertion)
-        for key in ["assertion_audience", "assertion_algs"] where noAssertionMethod && file.document.node(at: ["client_auth", key]) != nil {
+        for key in ["assertion_audience", "assertion_algs"] where noAssertionMethod && section?[key] != nil {
             diagnostics.append(
                 diagnostic(
                     file, ["client_auth", key],
@@ -258,11 +260,9 @@ struct PushedAndDPoPRule: LintRule {
         }
         // DPoP on with no algorithm for its keys: the resolver's refusal.
         diagnostics += refusals(file, at: ["security", "dpop_signing_alg_values_supported"])
-        if descriptor.security.dpop == .never {
-            for (key, present) in [
-                ("dpop_bearer_answer", file.document.node(at: ["security", "dpop_bearer_answer"]) != nil),
-                ("dpop_signing_alg_values_supported", file.document.node(at: ["security", "dpop_signing_alg_values_supported"]) != nil),
-            ] where present {
+        // The file's `security` mapping found once, and its keys looked up in it: most files have no such key.
+        if descriptor.security.dpop == .never, let security = file.document.node(at: ["security"]) {
+            for key in ["dpop_bearer_answer", "dpop_signing_alg_values_supported"] where security[key] != nil {
                 diagnostics.append(
                     diagnostic(
                         file, ["security", key], "`\(key)` has no effect while `security.dpop` is `never` (its default)", atKey: true,
