@@ -41,15 +41,19 @@ public enum RawFile {
     ///
     /// - Parameters:
     ///   - path: The file.
+    ///   - directory: An open directory a relative `path` is read in (`openat`), rather than the working directory:
+    ///     a folder's files read by name, with no walk of the folder's own path for each.
     ///   - limit: The largest size accepted, in bytes.
     ///   - followLinks: Whether a symbolic link at `path` is followed (`false` refuses it).
     ///   - inspect: Checks the open file's status (its permissions, say) before anything is read; what it
     ///     throws is passed on.
     /// - Throws: ``ReadError``, or what `inspect` throws.
-    public static func read(_ path: String, limit: Int, followLinks: Bool = true, inspect: ((stat) throws -> Void)? = nil) throws -> [UInt8] {
+    public static func read(
+        _ path: String, in directory: Int32 = AT_FDCWD, limit: Int, followLinks: Bool = true, inspect: ((stat) throws -> Void)? = nil
+    ) throws -> [UInt8] {
         var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
         if !followLinks { flags |= O_NOFOLLOW }
-        let fd = open(path, flags)
+        let fd = openat(directory, path, flags)
         guard fd >= 0 else {
             let code = errno
             throw ReadError(

@@ -92,6 +92,10 @@ public struct Linter: Sendable {
     /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public func lintStreaming(paths: [URL], emit: ([Diagnostic]) throws -> Void) throws -> Int {
         let files = try Self.reportPaths(in: paths).sorted()
+        // Each folder named is opened once and its files read by name in it, where the kernel walked the folder's
+        // whole path again for each file (a fortieth of lint's time for 1,000 files seven folders deep).
+        let folders = files.openFolders()
+        defer { for folder in folders where folder >= 0 { close(folder) } }
         let perFile = rules.filter { $0.acrossFiles == nil }
         let collections = rules.compactMap(\.acrossFiles)
         var earlier = Array(repeating: [String: CollectionEntry](), count: collections.count)
@@ -103,7 +107,8 @@ public struct Linter: Sendable {
                 let offsets = group * Self.groupSize..<min((group + 1) * Self.groupSize, batch.count)
                 let read = offsets.map { offset in
                     let index = batch.lowerBound + offset
-                    return LintFile(document: DescriptorDocument.load(path: files.path(index), reportedAs: files.files[index].path))
+                    let (path, folder) = files.opening(index, in: folders)
+                    return LintFile(document: DescriptorDocument.load(path: path, in: folder, reportedAs: files.files[index].path))
                 }
                 let found = Self.findings(of: read, by: perFile)
                 for (position, offset) in offsets.enumerated() {
@@ -197,10 +202,34 @@ public struct Linter: Sendable {
         /// Each argument's file-system path, and the path of the folder its relative path is read against.
         private let argumentPaths: [String]
         private let basePaths: [String?]
+        /// The length, in UTF-8 bytes, of what stands before a file's name in the report path of a file found in
+        /// each argument (the argument's relative path and a `/`).
+        private let folderLengths: [Int]
 
         init(arguments: [URL]) {
             argumentPaths = arguments.map(\.path)
             basePaths = arguments.map { $0.baseURL?.path }
+            folderLengths = arguments.map { $0.relativePath.hasSuffix("/") ? $0.relativePath.utf8.count : $0.relativePath.utf8.count + 1 }
+        }
+
+        /// Each argument opened as a folder (`O_DIRECTORY`), for the files found in it; -1 for an argument that is
+        /// not a folder, or holds no file to read, or cannot be opened (its files are then read by their paths).
+        func openFolders() -> [Int32] {
+            var folders = [Int32](repeating: -1, count: argumentPaths.count)
+            var found = [Bool](repeating: false, count: argumentPaths.count)
+            for file in files where file.inDirectory { found[file.argument] = true }
+            for argument in argumentPaths.indices where found[argument] {
+                folders[argument] = open(argumentPaths[argument], O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            }
+            return folders
+        }
+
+        /// What to open for `files[index]`: its name in its argument's folder, when that folder is open in `folders`
+        /// (``openFolders()``); its path otherwise (``path(_:)``), with `AT_FDCWD`.
+        func opening(_ index: Int, in folders: [Int32]) -> (path: String, folder: Int32) {
+            let file = files[index]
+            guard file.inDirectory, folders[file.argument] >= 0 else { return (path(index), AT_FDCWD) }
+            return (String(Substring(file.path.utf8.dropFirst(folderLengths[file.argument]))), folders[file.argument])
         }
 
         /// The same files in report order, by path.

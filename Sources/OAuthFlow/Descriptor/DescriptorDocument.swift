@@ -43,12 +43,13 @@ package struct DescriptorDocument {
         load(path: url.path, reportedAs: path)
     }
 
-    /// Reads the descriptor at the file-system path `file`, naming it `path` in problems: for a
-    /// caller that holds paths (lint's thousands of files), with no `URL` made for each.
-    package static func load(path file: String, reportedAs path: String) -> DescriptorDocument {
+    /// Reads the descriptor at the file-system path `file` (relative to the open `directory`, when one is given),
+    /// naming it `path` in problems: for a caller that holds paths (lint's thousands of files), with no `URL` made
+    /// for each.
+    package static func load(path file: String, in directory: Int32 = AT_FDCWD, reportedAs path: String) -> DescriptorDocument {
         let message: String
         do {
-            let bytes = try RawFile.read(file, limit: maximumSize)
+            let bytes = try RawFile.read(file, in: directory, limit: maximumSize)
             return bytes.withUnsafeBufferPointer { parse(bytes: $0, path: path) }
         } catch let error as RawFile.ReadError where error.kind == .tooLarge {
             message = tooLargeMessage

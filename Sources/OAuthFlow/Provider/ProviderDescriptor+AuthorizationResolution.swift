@@ -34,11 +34,14 @@ extension ProviderDescriptor.Authorization {
     /// OpenID Connect provider may ask them; and no fixed parameters (`extra_params`, the offline ones) may carry them,
     /// where they would be sent unchecked.
     func authentication(protocol: ProviderProtocol, offlineParameters: [String: String], _ refusals: inout PolicyRefusals) -> Authentication {
-        for (setting, parameters) in [(["authorization", "extra_params"], extraParams), (["scopes", "offline", "params"], offlineParameters)] {
-            for name in ["acr_values", "max_age"] where parameters[name] != nil {
-                refusals.refuse(
-                    setting, item: name,
-                    "sets `\(name)`, which would be sent and never checked in the ID token: write `authorization.\(name)` instead")
+        // Looked through only when either map holds anything (most hold nothing): a list of both was made every time.
+        if !extraParams.isEmpty || !offlineParameters.isEmpty {
+            for (setting, parameters) in [(["authorization", "extra_params"], extraParams), (["scopes", "offline", "params"], offlineParameters)] {
+                for name in ["acr_values", "max_age"] where parameters[name] != nil {
+                    refusals.refuse(
+                        setting, item: name,
+                        "sets `\(name)`, which would be sent and never checked in the ID token: write `authorization.\(name)` instead")
+                }
             }
         }
         if let classes = acrValues {

@@ -2,10 +2,13 @@ import Foundation
 
 extension ProviderDescriptor.ClientAuth {
     func assertionPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.ClientAssertionPolicy {
-        let names = assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)
-        let algorithms = refusals.algorithms(names, ["client_auth", "assertion_algs"], accepted: JWSAlgorithm.clientAssertion) {
-            "lists `\($0)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))"
-        }
+        // Without `assertion_algs`, every algorithm OAuthFlow signs client assertions with, which it accepts as they are.
+        let algorithms =
+            assertionAlgs.map { names in
+                refusals.algorithms(names, ["client_auth", "assertion_algs"], accepted: JWSAlgorithm.clientAssertion) {
+                    "lists `\($0)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))"
+                }
+            } ?? JWSAlgorithm.clientAssertion
         return .init(audience: assertionAudience, algorithms: algorithms)
     }
 

@@ -7,10 +7,13 @@ extension ProviderDescriptor.LogoutSettings {
         if custom, !endSession {
             refusals.refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
         }
-        // Filtered before sorting, and sorted only when there are two (sorting makes a new list, even of none).
-        let set = extraParams.keys.filter(engineParameters.contains)
-        for reserved in set.count > 1 ? set.sorted() : set {
-            refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
+        // The engine's names made only for a map that sets any (most set none); the map filtered before sorting, and
+        // sorted only when there are two (sorting makes a new list, even of none).
+        if !extraParams.isEmpty {
+            let set = extraParams.keys.filter(engineParameters.contains)
+            for reserved in set.count > 1 ? set.sorted() : set {
+                refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
+            }
         }
         let clientIDParameter = clientIDParameter ?? Self.standardClientIDParameter
         return .init(
