@@ -335,6 +335,41 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(diagnostics.contains { $0.message == "cannot read the file: its name is not valid UTF-8; rename it" }, "\(diagnostics)")
     }
 
+    /// A folder named on the command line is opened once and its files read by name in it (`openat`), where the kernel
+    /// walked the folder's whole path again for each file; a file named alone is read by its path. Moved away once
+    /// opened, the folder's files are still read from it: what is read is the folder that was listed.
+    @Test func aFolderIsOpenedOnceAndItsFilesAreReadByNameInIt() throws {
+        let folder = try TemporaryDirectory()
+        let moved = folder.url.deletingLastPathComponent().appendingPathComponent("moved-\(UUID().uuidString)")
+        defer {
+            folder.cleanUp()
+            try? FileManager.default.removeItem(at: moved)
+        }
+        try folder.write("a.yaml", TestDescriptor(id: "a").yaml)
+        try folder.write("b.yml", TestDescriptor(id: "b").yaml)
+        let alone = try folder.write("alone/c.yaml", TestDescriptor(id: "c").yaml)
+        let files = try Linter.reportPaths(in: [folder.url, alone]).sorted()
+        let folders = files.openFolders()
+        defer { for descriptor in folders where descriptor >= 0 { close(descriptor) } }
+        #expect(folders.count == 2)
+        #expect(folders[0] >= 0)
+        #expect(folders[1] == -1)
+        var opened: [String: (path: String, folder: Int32)] = [:]
+        for index in files.files.indices { opened[URL(fileURLWithPath: files.files[index].path).lastPathComponent] = files.opening(index, in: folders) }
+        #expect(opened["a.yaml"]?.path == "a.yaml")
+        #expect(opened["a.yaml"]?.folder == folders[0])
+        #expect(opened["b.yml"]?.path == "b.yml")
+        #expect(opened["c.yaml"]?.path == alone.path)
+        #expect(opened["c.yaml"]?.folder == AT_FDCWD)
+        try FileManager.default.moveItem(at: folder.url, to: moved)
+        for name in ["a.yaml", "b.yml"] {
+            let (path, descriptor) = try #require(opened[name])
+            let document = DescriptorDocument.load(path: path, in: descriptor, reportedAs: name)
+            #expect(document.problems.isEmpty, "\(document.problems)")
+            #expect(document.descriptor?.id == String(name.prefix(1)))
+        }
+    }
+
     /// Over several batches, each handed over in report order as soon as it is read, the
     /// diagnostics are those of the in-memory lint, in the same order: a repeated id is found
     /// across batches, against the first file that declared it.

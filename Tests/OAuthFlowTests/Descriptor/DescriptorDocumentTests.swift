@@ -23,6 +23,27 @@ import OAuthFlowTestSupport
         #expect(descriptor.scopes.separator == " ")
     }
 
+    /// A section's key that the mapping does not hold is passed over without its reader: the mapping's table of field
+    /// values says so, for the field of that index and that name only, and a mapping read from a dictionary (JSON)
+    /// never says so.
+    @Test func aMappingTellsTheFieldsItLacksOnlyFromItsTableOfFields() throws {
+        let tree = try #require(try YAMLTree.compose("security:\n  pkce: required\n  state: null\n"))
+        let shapes = ShapeTable.descriptor
+        let root = PlainObject(tree: tree, node: 0, shapes: shapes, shape: shapes.root, path: [])
+        let security = try #require(try root.object(PlainObject.Key(stringValue: "security")) { $0 })
+        let keys = ProviderDescriptor.Security.keys
+        let index = { (name: String) in keys.firstIndex { $0.field.name == name } ?? -1 }
+        #expect(!security.lacks(field: index("pkce"), named: "pkce"))
+        // Present with a null value: its reader says so, not the table.
+        #expect(!security.lacks(field: index("state"), named: "state"))
+        #expect(security.lacks(field: index("nonce"), named: "nonce"))
+        // A name the field at that index does not have, or an index past the fields: nothing can be told.
+        #expect(!security.lacks(field: index("nonce"), named: "pkce"))
+        #expect(!security.lacks(field: keys.count, named: "nonce"))
+        let plain = PlainObject(["pkce": .string("required")], path: ["security"])
+        #expect(!plain.lacks(field: index("nonce"), named: "nonce"))
+    }
+
     @Test func everyBundledDescriptorSurvivesAJSONRoundTrip() throws {
         // Decodable goes through the same plain-value constructors as a descriptor file.
         let registry = try ProviderRegistry.load()
