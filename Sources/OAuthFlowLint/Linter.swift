@@ -137,7 +137,9 @@ public struct Linter: Sendable {
 
     /// Diagnostics in report order: by file, line, column and rule.
     public static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
-        diagnostics.sorted {
+        // Most files have none or one: a list of fewer than two is in order as it is (`sorted` copies it all the same).
+        guard diagnostics.count > 1 else { return diagnostics }
+        return diagnostics.sorted {
             ($0.location.path, $0.location.line, $0.location.column, $0.ruleID)
                 < ($1.location.path, $1.location.line, $1.location.column, $1.ruleID)
         }

@@ -99,11 +99,15 @@ package enum ProfileSource: Sendable, Hashable {
             self = .path(path)
             return
         }
-        guard text.count <= Self.maximumLength else { throw ProfileSourceProblem("is longer than \(Self.maximumLength) characters") }
+        // Characters counted only for a text of more bytes than the limit (no more characters than bytes), and an
+        // ASCII text's brace found by its byte: Foundation's substring search cost thousands of instructions a source.
+        guard text.utf8.count <= Self.maximumLength || text.count <= Self.maximumLength else {
+            throw ProfileSourceProblem("is longer than \(Self.maximumLength) characters")
+        }
         switch text {
         case "=true": self = .constant(true)
         case "=false": self = .constant(false)
-        case _ where text.contains("{"):
+        case _ where Self.holdsBrace(text):
             self = .template(try Self.template(text))
         default:
             if let parts = Self.joinedParts(text) {
@@ -161,6 +165,13 @@ package enum ProfileSource: Sendable, Hashable {
         case let .number(number) where number == number.rounded() && abs(number) < 9e15: return String(Int64(number))
         default: return nil
         }
+    }
+
+    /// Whether `text` holds `{` as Foundation's `contains(_:)` finds it: by the byte when every byte is ASCII (each one
+    /// character then), by Foundation otherwise.
+    private static func holdsBrace(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { UTF8Search.isASCII($0) } ? UTF8Search.contains(UInt8(ascii: "{"), in: text) : text.contains("{")
     }
 
     private static func template(_ text: String) throws(ProfileSourceProblem) -> [TemplatePart] {

@@ -26,6 +26,21 @@ extension ProviderDescriptor {
         }
     }
 
+    /// Whether `value` holds a scalar ``isForbiddenInVariables(_:)`` refuses: judged by its bytes while they are ASCII
+    /// (each byte a scalar of its own), by its scalars when one is not. Asked of every variable value lint reads, where
+    /// stepping through the string's scalars cost four hundred instructions a value.
+    static func holdsForbiddenInVariables(_ value: String) -> Bool {
+        var value = value
+        let byBytes: Bool? = value.withUTF8 { bytes in
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if isForbiddenInVariables(Unicode.Scalar(byte)) { return true }
+            }
+            return false
+        }
+        return byBytes ?? value.unicodeScalars.contains(where: isForbiddenInVariables)
+    }
+
     /// Fills in the descriptor's variables and builds concrete URLs.
     ///
     /// - Parameter values: Variable values by name. Declared defaults fill the gaps.

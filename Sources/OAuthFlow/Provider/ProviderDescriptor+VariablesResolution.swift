@@ -22,7 +22,7 @@ extension ProviderDescriptor.Variable {
         // message. Quoted only for a refusal: most values pass.
         var quoted: String { TerminalText.quoted(value) }
         if value.isEmpty { return "is empty" }
-        if value.unicodeScalars.contains(where: ProviderDescriptor.isForbiddenInVariables) {
+        if ProviderDescriptor.holdsForbiddenInVariables(value) {
             return "contains a character that would change the URL's structure: \(quoted)"
         }
         // A whole path segment of `.` or `..` moves the path itself (RFC 3986 §5.2.4 removes it, or

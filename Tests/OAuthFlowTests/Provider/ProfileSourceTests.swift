@@ -27,6 +27,27 @@ import Testing
         #expect(absent.picture == nil, "an index past the end, or a member of a list, is absent")
     }
 
+    /// The length limit counts characters, whatever the bytes; a template is told by its `{` in ASCII text (by its byte)
+    /// and beyond it (by Foundation's search, as before).
+    @Test func theLimitCountsCharactersAndABraceIsACharacter() throws {
+        let limit = ProfileSource.maximumLength
+        let wide = "userinfo." + String(repeating: "é", count: limit - 9)
+        #expect(throws: ProfileSourceProblem.self) { try ProfileSource(parsing: wide) }
+        do { _ = try ProfileSource(parsing: wide) } catch { #expect(!error.reason.hasPrefix("is longer than"), "\(error.reason)") }
+        do {
+            _ = try ProfileSource(parsing: wide + "é")
+            Issue.record("a source of more characters than the limit was read")
+        } catch { #expect(error.reason.hasPrefix("is longer than"), "\(error.reason)") }
+        guard case .template = try ProfileSource(parsing: "{userinfo.login}@example.com") else {
+            Issue.record("an ASCII template was not read as one")
+            return
+        }
+        guard case .template = try ProfileSource(parsing: "é{userinfo.login}") else {
+            Issue.record("a template beyond ASCII was not read as one")
+            return
+        }
+    }
+
     @Test func anEmptyStringFallsThroughToTheNextSource() throws {
         let profile = UserProfile.map(mapping(name: ["userinfo.realname", "userinfo.username"]), idToken: nil, userInfo: try json(#"{"realname":"","username":"Ada"}"#))
         #expect(profile.name == "Ada")

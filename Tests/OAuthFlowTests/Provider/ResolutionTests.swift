@@ -73,6 +73,25 @@ import OAuthFlowTestSupport
         #expect(differing.isEmpty, "U+\(differing)")
     }
 
+    /// A value is judged by its bytes while they are ASCII, by its scalars from the first that is not: the same answer as
+    /// its scalars' for every ASCII byte at the start, the middle or the end of a value, with or without text beyond
+    /// ASCII before or after it.
+    @Test func aValueIsJudgedByItsBytesAsByItsScalars() {
+        var differing: [String] = []
+        for byte in UInt8(0)...0x7F {
+            let character = String(UnicodeScalar(byte))
+            for value in [character, "tenant" + character, character + "tenant", "ten" + character + "ant", "é" + character, character + "é", "日本" + character + "x"] {
+                let expected = value.unicodeScalars.contains(where: ProviderDescriptor.isForbiddenInVariables)
+                if ProviderDescriptor.holdsForbiddenInVariables(value) != expected { differing.append(value.debugDescription) }
+            }
+        }
+        for value in ["", "acme", "café", "\u{00A0}", "a\u{2028}b", "\u{FEFF}x"] {
+            let expected = value.unicodeScalars.contains(where: ProviderDescriptor.isForbiddenInVariables)
+            if ProviderDescriptor.holdsForbiddenInVariables(value) != expected { differing.append(value.debugDescription) }
+        }
+        #expect(differing.isEmpty, "\(differing)")
+    }
+
     /// A profile field left at its default sources is not read again for each descriptor: those must all read.
     @Test func theDefaultProfileSourcesRead() throws {
         for (_, source) in ProviderDescriptor.Profile.standard.sources { _ = try ProfileSource(parsing: source) }
