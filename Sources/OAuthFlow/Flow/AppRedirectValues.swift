@@ -38,7 +38,7 @@ struct AppRedirectValues {
             }
             value = given
         }
-        if value.isEmpty || value.unicodeScalars.contains(where: ProviderDescriptor.isForbiddenInVariables) || value.contains(":") {
+        if value.isEmpty || ProviderDescriptor.holdsForbiddenInVariables(value) || value.contains(":") {
             throw FlowError(
                 .invalidRedirectURI,
                 "the value for `{\(name)}` in the app redirect of \(provider.displayName) holds a character a redirect URI cannot carry there: `\(TerminalText.escaped(value))`"
