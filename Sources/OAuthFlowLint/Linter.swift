@@ -290,16 +290,12 @@ public struct Linter: Sendable {
     /// "Cache misses").
     private static func findings(of files: [LintFile], by rules: [any LintRule]) -> [[Diagnostic]] {
         var found = [[Diagnostic]](repeating: [], count: files.count)
-        // The files lent from the list's storage: each rule call read its file out of the array, a retain and a
-        // release of the file for every rule and file.
-        files.withUnsafeBufferPointer { files in
-            for rule in rules {
-                for position in files.indices {
-                    // Most rules find nothing in most files: an empty list appended to an empty one still goes through
-                    // the array's reallocation path (36 times a file of the template corpus).
-                    let diagnostics = rule.validate(files[position])
-                    if !diagnostics.isEmpty { found[position] += diagnostics }
-                }
+        for rule in rules {
+            for position in files.indices {
+                // Most rules find nothing in most files: an empty list appended to an empty one still goes through
+                // the array's reallocation path (36 times a file of the template corpus).
+                let diagnostics = rule.validate(files[position])
+                if !diagnostics.isEmpty { found[position] += diagnostics }
             }
         }
         return found
