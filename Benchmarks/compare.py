@@ -312,8 +312,8 @@ def lint_against_libyaml(thousand):
 # calls, written with a trailing ', are left out), or with `sum`, the sum of every such function (the rules: one
 # protocol witness for each).
 LINT_STAGES = [
-    ("loading a file (all of the next four, and opening and reading it)", ["static DescriptorDocument.load(path:in:reportedAs:)",
-                                                                         "specialized static DescriptorDocument.load(path:in:reportedAs:)"], False),
+    ("loading the files (all of the next four, and opening and reading them)", ["static DescriptorDocument.load(_:)",
+                                                                              "specialized static DescriptorDocument.load(_:)"], False),
     ("  composing the tree, libyaml included", ["specialized static DescriptorDocument.compose(_:path:empty:)",
                                                "static DescriptorDocument.compose(_:path:empty:)"], False),
     ("    libyaml's parser inside it", ["yaml_parser_parse"], False),

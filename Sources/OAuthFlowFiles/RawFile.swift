@@ -74,11 +74,13 @@ public enum RawFile {
         // more if it grew. At least a page: a file that reports no size (in /proc, say) is not read a byte at a time.
         var failure: Int32 = 0
         var filled = false
-        let capacity = min(max(Int(info.st_size) + 1, 4_096), limit < Int.max ? limit + 1 : limit)
+        let size = Int(info.st_size)
+        let capacity = min(max(size + 1, 4_096), limit < Int.max ? limit + 1 : limit)
         var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             count = 0
             while count < buffer.count {
-                let read = systemRead(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+                let asked = buffer.count - count
+                let read = systemRead(fd, buffer.baseAddress.map { $0 + count }, asked)
                 if read < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }
                     failure = errno
@@ -86,6 +88,10 @@ public enum RawFile {
                 }
                 if read == 0 { return }
                 count += read
+                // A read that stopped short exactly at the size `fstat` gave is at the end: the read that would
+                // return nothing to say so is left out (a system call for every file lint reads). A short read
+                // anywhere else (a network or FUSE file system's) is read on.
+                if read < asked, size > 0, count == size { return }
             }
             filled = true
         }

@@ -40,25 +40,48 @@ package struct DescriptorDocument {
     /// Reads a descriptor from a file, naming it `path` in problems (a caller holding many
     /// paths passes its own, so the document shares the text instead of a copy).
     public static func load(contentsOf url: URL, reportedAs path: String) -> DescriptorDocument {
-        load(path: url.path, reportedAs: path)
+        load([(url.path, AT_FDCWD, path)])[0]
     }
 
-    /// Reads the descriptor at the file-system path `file` (relative to the open `directory`, when one is given),
-    /// naming it `path` in problems: for a caller that holds paths (lint's thousands of files), with no `URL` made
-    /// for each.
-    package static func load(path file: String, in directory: Int32 = AT_FDCWD, reportedAs path: String) -> DescriptorDocument {
+    /// Reads the descriptors at the file-system paths `files` (each relative to its open `directory`, or `AT_FDCWD`),
+    /// naming each by its `reportedAs` in problems: for a caller that holds paths (lint's thousands of files), with no
+    /// `URL` made for each. The documents come back in the order of `files`, each what ``parse(_:path:)`` makes of
+    /// its bytes.
+    ///
+    /// The files go through each stage together, all read, then all composed, all checked against the schema and
+    /// all decoded: the code of a stage stays in the processor's cache from one file to the next, where going
+    /// through every stage for each file in turn brought each stage's code back in for every file.
+    package static func load(_ files: [(path: String, directory: Int32, reportedAs: String)]) -> [DescriptorDocument] {
+        var bytes: [[UInt8]] = []
+        bytes.reserveCapacity(files.count)
+        var stages: [Stage] = files.map { file in
+            do {
+                bytes.append(try RawFile.read(file.path, in: file.directory, limit: maximumSize))
+                return .read(bytes.count - 1)
+            } catch {
+                return .finished(unreadable(error, path: file.reportedAs))
+            }
+        }
+        for index in stages.indices {
+            guard case let .read(held) = stages[index] else { continue }
+            stages[index] = bytes[held].withUnsafeBufferPointer { composing($0, path: files[index].reportedAs) }
+        }
+        bytes = []
+        return finished(&stages)
+    }
+
+    /// The document for a file that could not be read.
+    private static func unreadable(_ error: any Error, path: String) -> DescriptorDocument {
         let message: String
-        do {
-            let bytes = try RawFile.read(file, in: directory, limit: maximumSize)
-            return bytes.withUnsafeBufferPointer { parse(bytes: $0, path: path) }
-        } catch let error as RawFile.ReadError where error.kind == .tooLarge {
+        switch error {
+        case let error as RawFile.ReadError where error.kind == .tooLarge:
             message = tooLargeMessage
-        } catch let error as RawFile.ReadError where error.kind == .missing && path.contains("\u{FFFD}") {
+        case let error as RawFile.ReadError where error.kind == .missing && path.contains("\u{FFFD}"):
             // The listing could not spell the name: its bytes are not UTF-8, so no path this program makes opens it.
             message = "cannot read the file: its name is not valid UTF-8; rename it"
-        } catch let error as RawFile.ReadError {
+        case let error as RawFile.ReadError:
             message = "cannot read the file: \(error.reason)"
-        } catch {
+        default:
             message = "cannot read the file: \(error)"
         }
         let problem = DescriptorProblem(kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1), message: message)
@@ -78,25 +101,53 @@ package struct DescriptorDocument {
 
     /// Parses descriptor bytes in memory the caller owns (a file just read, say), without copying them into `Data`.
     static func parse(bytes: UnsafeBufferPointer<UInt8>, path: String) -> DescriptorDocument {
-        let root: YAMLNode
+        var stages = [composing(bytes, path: path)]
+        return finished(&stages)[0]
+    }
+
+    /// Where a file stands between the stages of ``load(_:)``: its bytes' place among those read, its tree, its tree
+    /// found to fit the schema, or its document once a stage has said all there is to say.
+    private enum Stage {
+        case read(Int)
+        case composed(YAMLNode, path: String)
+        case checked(YAMLNode, path: String)
+        case finished(DescriptorDocument)
+    }
+
+    /// The stage after composing `bytes`.
+    private static func composing(_ bytes: UnsafeBufferPointer<UInt8>, path: String) -> Stage {
         switch compose(bytes, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
-        case let .failure(failure):
-            return DescriptorDocument(path: path, root: nil, problems: [failure.problem], descriptor: nil)
-        case let .success(composed):
-            root = composed
+        case let .failure(failure): .finished(DescriptorDocument(path: path, root: nil, problems: [failure.problem], descriptor: nil))
+        case let .success(root): .composed(root, path: path)
         }
-        var validator = SchemaValidator(path: path)
-        validator.check(root, against: ShapeTable.descriptor, keyPath: [])
-        guard validator.problems.isEmpty else {
-            return DescriptorDocument(path: path, root: root, problems: validator.problems, descriptor: nil)
+    }
+
+    /// Takes every composed tree through the schema check, then every tree that fits it through the decoder.
+    private static func finished(_ stages: inout [Stage]) -> [DescriptorDocument] {
+        for index in stages.indices {
+            guard case let .composed(root, path) = stages[index] else { continue }
+            var validator = SchemaValidator(path: path)
+            validator.check(root, against: ShapeTable.descriptor, keyPath: [])
+            stages[index] =
+                validator.problems.isEmpty
+                ? .checked(root, path: path) : .finished(DescriptorDocument(path: path, root: root, problems: validator.problems, descriptor: nil))
         }
-        do {
-            return DescriptorDocument(path: path, root: root, problems: [], descriptor: try DescriptorDocument.decode(root, sourcePath: path))
-        } catch {
-            // The schema check should have caught anything the decoder rejects; report it rather than hide it.
-            let problem = DescriptorProblem(
-                kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1), message: "cannot decode the descriptor: \(error)")
-            return DescriptorDocument(path: path, root: root, problems: [problem], descriptor: nil)
+        return stages.map { stage in
+            switch stage {
+            case let .finished(document):
+                return document
+            case let .checked(root, path):
+                do {
+                    return DescriptorDocument(path: path, root: root, problems: [], descriptor: try DescriptorDocument.decode(root, sourcePath: path))
+                } catch {
+                    // The schema check should have caught anything the decoder rejects; report it rather than hide it.
+                    let problem = DescriptorProblem(
+                        kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1), message: "cannot decode the descriptor: \(error)")
+                    return DescriptorDocument(path: path, root: root, problems: [problem], descriptor: nil)
+                }
+            case .read, .composed:
+                preconditionFailure("every file is composed and checked before it is decoded")
+            }
         }
     }
 

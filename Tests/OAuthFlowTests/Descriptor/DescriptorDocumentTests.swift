@@ -23,6 +23,39 @@ import OAuthFlowTestSupport
         #expect(descriptor.scopes.separator == " ")
     }
 
+    /// Files loaded together go through each stage together, and each comes back, in the order asked, as the document
+    /// its own bytes make alone: a file that cannot be read, one that is no YAML, one the schema refuses and valid ones,
+    /// interleaved, so that a file's bytes or tree handed to the wrong file's stage shows.
+    @Test func filesLoadedTogetherAreEachTheDocumentTheirBytesMake() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanUp() }
+        let texts: [(name: String, text: String?)] = [
+            ("missing.yaml", nil),
+            ("a.yaml", TestDescriptor(id: "a").yaml),
+            ("broken.yaml", "id: [unclosed\n"),
+            ("refused.yaml", TestDescriptor(id: "refused").yaml + "unknown_key: 1\n"),
+            ("b.yaml", TestDescriptor(id: "b", displayName: "B").yaml),
+            ("empty.yaml", ""),
+            ("c.yaml", TestDescriptor(id: "c").yaml),
+        ]
+        for (name, text) in texts { if let text { try folder.write(name, text) } }
+        let documents = DescriptorDocument.load(texts.map { (folder.url.appendingPathComponent($0.name).path, AT_FDCWD, $0.name) })
+        try #require(documents.count == texts.count)
+        for ((name, text), document) in zip(texts, documents) {
+            #expect(document.path == name)
+            guard let text else {
+                #expect(document.problems.map(\.message).first?.hasPrefix("cannot read the file") == true, "\(document.problems)")
+                continue
+            }
+            let alone = DescriptorDocument.parse(Data(text.utf8), path: name)
+            #expect(document.problems == alone.problems, "\(name)")
+            #expect(document.descriptor == alone.descriptor, "\(name)")
+            #expect(document.root?.expandedCount == alone.root?.expandedCount, "\(name)")
+        }
+        #expect(documents.compactMap(\.descriptor?.id) == ["a", "b", "c"])
+        #expect(documents[4].descriptor?.displayName == "B")
+    }
+
     /// A section's key that the mapping does not hold is passed over without its reader: the mapping's table of field
     /// values says so, for the field of that index and that name only, and a mapping read from a dictionary (JSON)
     /// never says so.
