@@ -105,13 +105,12 @@ public struct Linter: Sendable {
             let groups = (batch.count + Self.groupSize - 1) / Self.groupSize
             DispatchQueue.concurrentPerform(iterations: groups) { group in
                 let offsets = group * Self.groupSize..<min((group + 1) * Self.groupSize, batch.count)
-                let documents = DescriptorDocument.load(
+                let read = DescriptorDocument.load(
                     offsets.map { offset in
                         let index = batch.lowerBound + offset
                         let (path, folder) = files.opening(index, in: folders)
                         return (path, folder, files.files[index].path)
-                    })
-                let read = documents.map { LintFile(document: $0) }
+                    }, as: LintFile.init(document:))
                 let found = Self.findings(of: read, by: perFile)
                 for (position, offset) in offsets.enumerated() {
                     results.store(offset, diagnostics: found[position], entries: collections.map { $0.entry(for: read[position]) })

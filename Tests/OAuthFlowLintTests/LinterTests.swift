@@ -364,7 +364,7 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         try FileManager.default.moveItem(at: folder.url, to: moved)
         for name in ["a.yaml", "b.yml"] {
             let (path, descriptor) = try #require(opened[name])
-            let document = DescriptorDocument.load([(path, descriptor, name)])[0]
+            let document = DescriptorDocument.load([(path, descriptor, name)]) { $0 }[0]
             #expect(document.problems.isEmpty, "\(document.problems)")
             #expect(document.descriptor?.id == String(name.prefix(1)))
         }

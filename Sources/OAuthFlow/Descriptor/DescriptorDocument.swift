@@ -40,18 +40,21 @@ package struct DescriptorDocument {
     /// Reads a descriptor from a file, naming it `path` in problems (a caller holding many
     /// paths passes its own, so the document shares the text instead of a copy).
     public static func load(contentsOf url: URL, reportedAs path: String) -> DescriptorDocument {
-        load([(url.path, AT_FDCWD, path)])[0]
+        load([(url.path, AT_FDCWD, path)]) { $0 }[0]
     }
 
     /// Reads the descriptors at the file-system paths `files` (each relative to its open `directory`, or `AT_FDCWD`),
     /// naming each by its `reportedAs` in problems: for a caller that holds paths (lint's thousands of files), with no
-    /// `URL` made for each. The documents come back in the order of `files`, each what ``parse(_:path:)`` makes of
-    /// its bytes.
+    /// `URL` made for each. What `make` makes of each document comes back in the order of `files`, each document what
+    /// ``parse(_:path:)`` makes of its file's bytes, handed over rather than copied (a copy retains each of its
+    /// descriptor's values).
     ///
     /// The files go through each stage together, all read, then all composed, all checked against the schema and
     /// all decoded: the code of a stage stays in the processor's cache from one file to the next, where going
     /// through every stage for each file in turn brought each stage's code back in for every file.
-    package static func load(_ files: [(path: String, directory: Int32, reportedAs: String)]) -> [DescriptorDocument] {
+    package static func load<Made>(
+        _ files: [(path: String, directory: Int32, reportedAs: String)], as make: (consuming DescriptorDocument) -> Made
+    ) -> [Made] {
         var bytes: [[UInt8]] = []
         bytes.reserveCapacity(files.count)
         var stages: [Stage] = files.map { file in
@@ -59,7 +62,7 @@ package struct DescriptorDocument {
                 bytes.append(try RawFile.read(file.path, in: file.directory, limit: maximumSize))
                 return .read(bytes.count - 1)
             } catch {
-                return .finished(unreadable(error, path: file.reportedAs))
+                return .refused(nil, [unreadable(error, path: file.reportedAs)], path: file.reportedAs)
             }
         }
         for index in stages.indices {
@@ -67,11 +70,11 @@ package struct DescriptorDocument {
             stages[index] = bytes[held].withUnsafeBufferPointer { composing($0, path: files[index].reportedAs) }
         }
         bytes = []
-        return finished(&stages)
+        return finished(&stages, as: make)
     }
 
-    /// The document for a file that could not be read.
-    private static func unreadable(_ error: any Error, path: String) -> DescriptorDocument {
+    /// The problem of a file that could not be read.
+    private static func unreadable(_ error: any Error, path: String) -> DescriptorProblem {
         let message: String
         switch error {
         case let error as RawFile.ReadError where error.kind == .tooLarge:
@@ -84,8 +87,7 @@ package struct DescriptorDocument {
         default:
             message = "cannot read the file: \(error)"
         }
-        let problem = DescriptorProblem(kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1), message: message)
-        return DescriptorDocument(path: path, root: nil, problems: [problem], descriptor: nil)
+        return DescriptorProblem(kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1), message: message)
     }
 
     private static let tooLargeMessage = "file is larger than \(maximumSize / 1024) KiB; a descriptor is a few kilobytes of YAML"
@@ -102,53 +104,58 @@ package struct DescriptorDocument {
     /// Parses descriptor bytes in memory the caller owns (a file just read, say), without copying them into `Data`.
     static func parse(bytes: UnsafeBufferPointer<UInt8>, path: String) -> DescriptorDocument {
         var stages = [composing(bytes, path: path)]
-        return finished(&stages)[0]
+        return finished(&stages) { $0 }[0]
     }
 
-    /// Where a file stands between the stages of ``load(_:)``: its bytes' place among those read, its tree, its tree
-    /// found to fit the schema, or its document once a stage has said all there is to say.
+    /// Where a file stands between the stages of ``load(_:as:)``: its bytes' place among those read, its tree, its tree
+    /// found to fit the schema, or what a stage refused it for (its tree, when it has one). A few words each: a
+    /// document (its descriptor's hundreds of values) is made only at the end, not moved from stage to stage.
     private enum Stage {
         case read(Int)
         case composed(YAMLNode, path: String)
         case checked(YAMLNode, path: String)
-        case finished(DescriptorDocument)
+        case refused(YAMLNode?, [DescriptorProblem], path: String)
     }
 
     /// The stage after composing `bytes`.
     private static func composing(_ bytes: UnsafeBufferPointer<UInt8>, path: String) -> Stage {
         switch compose(bytes, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
-        case let .failure(failure): .finished(DescriptorDocument(path: path, root: nil, problems: [failure.problem], descriptor: nil))
+        case let .failure(failure): .refused(nil, [failure.problem], path: path)
         case let .success(root): .composed(root, path: path)
         }
     }
 
     /// Takes every composed tree through the schema check, then every tree that fits it through the decoder.
-    private static func finished(_ stages: inout [Stage]) -> [DescriptorDocument] {
+    private static func finished<Made>(_ stages: inout [Stage], as make: (consuming DescriptorDocument) -> Made) -> [Made] {
         for index in stages.indices {
             guard case let .composed(root, path) = stages[index] else { continue }
             var validator = SchemaValidator(path: path)
             validator.check(root, against: ShapeTable.descriptor, keyPath: [])
             stages[index] =
                 validator.problems.isEmpty
-                ? .checked(root, path: path) : .finished(DescriptorDocument(path: path, root: root, problems: validator.problems, descriptor: nil))
+                ? .checked(root, path: path) : .refused(root, validator.problems, path: path)
         }
-        return stages.map { stage in
+        var made: [Made] = []
+        made.reserveCapacity(stages.count)
+        for stage in stages {
             switch stage {
-            case let .finished(document):
-                return document
+            case let .refused(root, problems, path):
+                made.append(make(DescriptorDocument(path: path, root: root, problems: problems, descriptor: nil)))
             case let .checked(root, path):
                 do {
-                    return DescriptorDocument(path: path, root: root, problems: [], descriptor: try DescriptorDocument.decode(root, sourcePath: path))
+                    let descriptor = try DescriptorDocument.decode(root, sourcePath: path)
+                    made.append(make(DescriptorDocument(path: path, root: root, problems: [], descriptor: descriptor)))
                 } catch {
                     // The schema check should have caught anything the decoder rejects; report it rather than hide it.
                     let problem = DescriptorProblem(
                         kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1), message: "cannot decode the descriptor: \(error)")
-                    return DescriptorDocument(path: path, root: root, problems: [problem], descriptor: nil)
+                    made.append(make(DescriptorDocument(path: path, root: root, problems: [problem], descriptor: nil)))
                 }
             case .read, .composed:
                 preconditionFailure("every file is composed and checked before it is decoded")
             }
         }
+        return made
     }
 
     /// Why a file could not be composed.

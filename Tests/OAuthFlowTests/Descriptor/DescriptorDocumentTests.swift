@@ -39,7 +39,7 @@ import OAuthFlowTestSupport
             ("c.yaml", TestDescriptor(id: "c").yaml),
         ]
         for (name, text) in texts { if let text { try folder.write(name, text) } }
-        let documents = DescriptorDocument.load(texts.map { (folder.url.appendingPathComponent($0.name).path, AT_FDCWD, $0.name) })
+        let documents = DescriptorDocument.load(texts.map { (folder.url.appendingPathComponent($0.name).path, AT_FDCWD, $0.name) }) { $0 }
         try #require(documents.count == texts.count)
         for ((name, text), document) in zip(texts, documents) {
             #expect(document.path == name)
