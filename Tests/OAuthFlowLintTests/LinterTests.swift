@@ -335,6 +335,26 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(diagnostics.contains { $0.message == "cannot read the file: its name is not valid UTF-8; rename it" }, "\(diagnostics)")
     }
 
+    /// A group of files holding more than a thread reads at once (1 MiB) is read and checked in parts: each file's
+    /// findings are still its own, where it is, as when it is linted alone.
+    @Test func aGroupOfLargeFilesIsCheckedInPartsWithEachFilesFindingsItsOwn() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanUp() }
+        // About 400 KiB each: the first three fill the budget, the last two are read after them.
+        let padding = "# " + String(repeating: "x", count: 400_000) + "\n"
+        for (name, id) in [("a", "a"), ("b", "b"), ("c", "not-c"), ("d", "d"), ("e", "not-e")] {
+            try folder.write("\(name).yaml", padding + TestDescriptor(id: id).yaml)
+        }
+        let together = try Linter().lint(paths: [folder.url])
+        var alone: [Diagnostic] = []
+        for name in ["a", "b", "c", "d", "e"] { alone += try Linter().lint(paths: [folder.url.appendingPathComponent("\(name).yaml")]) }
+        #expect(together.count == alone.count)
+        #expect(together.map(\.location.path) == alone.map(\.location.path))
+        #expect(together.map(\.message) == alone.map(\.message))
+        #expect(together.contains { $0.location.path.hasSuffix("c.yaml") && $0.message.contains("not-c") })
+        #expect(together.contains { $0.location.path.hasSuffix("e.yaml") && $0.message.contains("not-e") })
+    }
+
     /// A folder named on the command line is opened once and its files read by name in it (`openat`), where the kernel
     /// walked the folder's whole path again for each file; a file named alone is read by its path. Moved away once
     /// opened, the folder's files are still read from it: what is read is the folder that was listed.
@@ -364,7 +384,7 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         try FileManager.default.moveItem(at: folder.url, to: moved)
         for name in ["a.yaml", "b.yml"] {
             let (path, descriptor) = try #require(opened[name])
-            let document = DescriptorDocument.load([(path, descriptor, name)]) { $0 }[0]
+            let document = DescriptorDocument.load([(path, descriptor, name)][...]) { $0 }[0]
             #expect(document.problems.isEmpty, "\(document.problems)")
             #expect(document.descriptor?.id == String(name.prefix(1)))
         }

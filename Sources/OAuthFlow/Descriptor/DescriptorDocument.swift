@@ -40,7 +40,7 @@ package struct DescriptorDocument {
     /// Reads a descriptor from a file, naming it `path` in problems (a caller holding many
     /// paths passes its own, so the document shares the text instead of a copy).
     public static func load(contentsOf url: URL, reportedAs path: String) -> DescriptorDocument {
-        load([(url.path, AT_FDCWD, path)]) { $0 }[0]
+        load([(url.path, AT_FDCWD, path)][...]) { $0 }[0]
     }
 
     /// Reads the descriptors at the file-system paths `files` (each relative to its open `directory`, or `AT_FDCWD`),
@@ -52,22 +52,30 @@ package struct DescriptorDocument {
     /// The files go through each stage together, all read, then all composed, all checked against the schema and
     /// all decoded: the code of a stage stays in the processor's cache from one file to the next, where going
     /// through every stage for each file in turn brought each stage's code back in for every file.
+    ///
+    /// - Parameter budget: Once the files read hold this many bytes, no more are read: what comes back is for the
+    ///   first files only (at least one), and the caller asks again for the rest. It bounds what a caller holding
+    ///   the results at once holds, whatever the files' sizes.
     package static func load<Made>(
-        _ files: [(path: String, directory: Int32, reportedAs: String)], as make: (consuming DescriptorDocument) -> Made
+        _ files: ArraySlice<(path: String, directory: Int32, reportedAs: String)>, bytes budget: Int = .max,
+        as make: (consuming DescriptorDocument) -> Made
     ) -> [Made] {
         var bytes: [[UInt8]] = []
-        bytes.reserveCapacity(files.count)
-        var stages: [Stage] = files.map { file in
+        var stages: [Stage] = []
+        var held = 0
+        for file in files {
+            if !stages.isEmpty, held >= budget { break }
             do {
                 bytes.append(try RawFile.read(file.path, in: file.directory, limit: maximumSize))
-                return .read(bytes.count - 1)
+                held += bytes[bytes.count - 1].count
+                stages.append(.read(bytes.count - 1))
             } catch {
-                return .refused(nil, [unreadable(error, path: file.reportedAs)], path: file.reportedAs)
+                stages.append(.refused(nil, [unreadable(error, path: file.reportedAs)], path: file.reportedAs))
             }
         }
-        for index in stages.indices {
-            guard case let .read(held) = stages[index] else { continue }
-            stages[index] = bytes[held].withUnsafeBufferPointer { composing($0, path: files[index].reportedAs) }
+        for (index, file) in zip(stages.indices, files) {
+            guard case let .read(place) = stages[index] else { continue }
+            stages[index] = bytes[place].withUnsafeBufferPointer { composing($0, path: file.reportedAs) }
         }
         bytes = []
         return finished(&stages, as: make)

@@ -39,7 +39,7 @@ import OAuthFlowTestSupport
             ("c.yaml", TestDescriptor(id: "c").yaml),
         ]
         for (name, text) in texts { if let text { try folder.write(name, text) } }
-        let documents = DescriptorDocument.load(texts.map { (folder.url.appendingPathComponent($0.name).path, AT_FDCWD, $0.name) }) { $0 }
+        let documents = DescriptorDocument.load(texts.map { (folder.url.appendingPathComponent($0.name).path, AT_FDCWD, $0.name) }[...]) { $0 }
         try #require(documents.count == texts.count)
         for ((name, text), document) in zip(texts, documents) {
             #expect(document.path == name)
@@ -54,6 +54,24 @@ import OAuthFlowTestSupport
         }
         #expect(documents.compactMap(\.descriptor?.id) == ["a", "b", "c"])
         #expect(documents[4].descriptor?.displayName == "B")
+    }
+
+    /// Files loaded within a budget of bytes stop being read once the files read hold that many: what comes back is
+    /// for the first files (at least one), and the rest come from the next call, on the list's remaining slice.
+    @Test func filesLoadedWithinABudgetOfBytesAreTheFirstOnes() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanUp() }
+        let names = ["a", "b", "c"]
+        for name in names { try folder.write("\(name).yaml", TestDescriptor(id: name).yaml) }
+        let size = TestDescriptor(id: "a").yaml.utf8.count
+        let files = names.map { (path: folder.url.appendingPathComponent("\($0).yaml").path, directory: AT_FDCWD, reportedAs: "\($0).yaml") }
+        // The first file leaves the budget unspent, the second spends it.
+        let first = DescriptorDocument.load(files[...], bytes: size + 1) { $0.descriptor?.id }
+        #expect(first == ["a", "b"])
+        let rest = DescriptorDocument.load(files[first.count...], bytes: size + 1) { $0.descriptor?.id }
+        #expect(rest == ["c"])
+        #expect(DescriptorDocument.load(files[...], bytes: 1) { $0.descriptor?.id } == ["a"])
+        #expect(DescriptorDocument.load(files[...]) { $0.descriptor?.id } == names)
     }
 
     /// A section's key that the mapping does not hold is passed over without its reader: the mapping's table of field
