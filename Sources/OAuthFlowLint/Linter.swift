@@ -97,14 +97,16 @@ public struct Linter: Sendable {
         let folders = files.openFolders()
         defer { for folder in folders where folder >= 0 { close(folder) } }
         let perFile = rules.filter { $0.acrossFiles == nil }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         let collections = rules.compactMap(\.acrossFiles)
         var earlier = Array(repeating: [String: CollectionEntry](), count: collections.count)
         for start in stride(from: 0, to: files.files.count, by: Self.batchSize) {
             let batch = start..<min(start + Self.batchSize, files.files.count)
             let results = ResultSlots(count: batch.count)
-            let groups = (batch.count + Self.groupSize - 1) / Self.groupSize
+            let groupSize = Self.groupSize(of: batch.count, cores: cores)
+            let groups = (batch.count + groupSize - 1) / groupSize
             DispatchQueue.concurrentPerform(iterations: groups) { group in
-                let offsets = group * Self.groupSize..<min((group + 1) * Self.groupSize, batch.count)
+                let offsets = group * groupSize..<min((group + 1) * groupSize, batch.count)
                 let paths = offsets.map { offset in
                     let index = batch.lowerBound + offset
                     let (path, folder) = files.opening(index, in: folders)
@@ -141,9 +143,12 @@ public struct Linter: Sendable {
     private static let batchSize = 256
 
     /// Files a thread reads and checks together, each stage of reading for all of them and then each rule for all of
-    /// them: the code of a stage or a rule is brought into the processor's cache once for 32 files, not once for each
-    /// (a group of 32 took 0.94 of the CPU time of a group of 8, and of 16 0.97; Docs/benchmarks.md).
-    private static let groupSize = 32
+    /// them: the code of a stage or a rule is brought into the processor's cache once for up to 32 files, not once for
+    /// each (a group of 32 took 0.94 of the CPU time of a group of 8, and of 16 0.97; Docs/benchmarks.md). A batch of
+    /// few files is cut into smaller groups, down to 8, so that each core still gets two of them.
+    static func groupSize(of count: Int, cores: Int) -> Int {
+        max(8, min(32, count / (2 * max(1, cores))))
+    }
 
     /// The most bytes of files a thread reads before it checks them, whatever the group's count: with descriptors of a
     /// few kilobytes a group is read at once; with files near the 1 MiB limit a thread holds two or three at a time.

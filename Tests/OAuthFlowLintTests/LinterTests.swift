@@ -336,23 +336,39 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
     }
 
     /// A group of files holding more than a thread reads at once (1 MiB) is read and checked in parts: each file's
-    /// findings are still its own, where it is, as when it is linted alone.
+    /// findings are still its own, where it is, as when it is linted alone. The large files come after the first
+    /// group, whatever the number of cores, so that a part's findings stored at the group's first places show.
     @Test func aGroupOfLargeFilesIsCheckedInPartsWithEachFilesFindingsItsOwn() throws {
         let folder = try TemporaryDirectory()
         defer { folder.cleanUp() }
-        // About 400 KiB each: the first three fill the budget, the last two are read after them.
+        // About 400 KiB each, five of them: more than one part's budget.
         let padding = "# " + String(repeating: "x", count: 400_000) + "\n"
-        for (name, id) in [("a", "a"), ("b", "b"), ("c", "not-c"), ("d", "d"), ("e", "not-e")] {
-            try folder.write("\(name).yaml", padding + TestDescriptor(id: id).yaml)
+        let names = (0..<40).map { String(format: "f%02d", $0) }
+        for (position, name) in names.enumerated() {
+            let large = (30..<35).contains(position)
+            // Two of the large files and one small one are named against their ids: findings of their own.
+            let id = [31, 34, 5].contains(position) ? "not-\(name)" : name
+            try folder.write("\(name).yaml", (large ? padding : "") + TestDescriptor(id: id).yaml)
         }
         let together = try Linter().lint(paths: [folder.url])
         var alone: [Diagnostic] = []
-        for name in ["a", "b", "c", "d", "e"] { alone += try Linter().lint(paths: [folder.url.appendingPathComponent("\(name).yaml")]) }
+        for name in names { alone += try Linter().lint(paths: [folder.url.appendingPathComponent("\(name).yaml")]) }
         #expect(together.count == alone.count)
         #expect(together.map(\.location.path) == alone.map(\.location.path))
         #expect(together.map(\.message) == alone.map(\.message))
-        #expect(together.contains { $0.location.path.hasSuffix("c.yaml") && $0.message.contains("not-c") })
-        #expect(together.contains { $0.location.path.hasSuffix("e.yaml") && $0.message.contains("not-e") })
+        for name in ["f31", "f34", "f05"] {
+            #expect(together.contains { $0.location.path.hasSuffix("\(name).yaml") && $0.message.contains("not-\(name)") }, "\(name)")
+        }
+    }
+
+    /// A batch is cut into groups of 32 files, or fewer (down to 8) when there are too few for two groups a core.
+    @Test func aBatchIsCutIntoGroupsOfUpTo32FilesAndTwoAtLeastForEachCore() {
+        #expect(Linter.groupSize(of: 256, cores: 2) == 32)
+        #expect(Linter.groupSize(of: 256, cores: 8) == 16)
+        #expect(Linter.groupSize(of: 256, cores: 64) == 8)
+        #expect(Linter.groupSize(of: 40, cores: 2) == 10)
+        #expect(Linter.groupSize(of: 3, cores: 2) == 8)
+        #expect(Linter.groupSize(of: 256, cores: 0) == 32)
     }
 
     /// A folder named on the command line is opened once and its files read by name in it (`openat`), where the kernel

@@ -71,7 +71,22 @@ import OAuthFlowTestSupport
         let rest = DescriptorDocument.load(files[first.count...], bytes: size + 1) { $0.descriptor?.id }
         #expect(rest == ["c"])
         #expect(DescriptorDocument.load(files[...], bytes: 1) { $0.descriptor?.id } == ["a"])
+        #expect(DescriptorDocument.load(files[...], bytes: 0) { $0.descriptor?.id } == ["a"])
+        // Exactly spent by the first file: the second is not read.
+        #expect(DescriptorDocument.load(files[...], bytes: size) { $0.descriptor?.id } == ["a"])
         #expect(DescriptorDocument.load(files[...]) { $0.descriptor?.id } == names)
+        // A file that cannot be read holds nothing of the budget: the file after it is read in the same part, and the
+        // next call goes on after that.
+        let missing = (path: folder.url.appendingPathComponent("missing.yaml").path, directory: AT_FDCWD, reportedAs: "missing.yaml")
+        let withMissing = [missing] + files
+        var parts: [[String]] = []
+        var done = 0
+        while done < withMissing.count {
+            let part = DescriptorDocument.load(withMissing[done...], bytes: 1) { $0.path }
+            parts.append(part)
+            done += part.count
+        }
+        #expect(parts == [["missing.yaml", "a.yaml"], ["b.yaml"], ["c.yaml"]])
     }
 
     /// A section's key that the mapping does not hold is passed over without its reader: the mapping's table of field
