@@ -151,7 +151,7 @@ public struct Linter: Sendable {
     }
 
     /// The most bytes of files a thread reads before it checks them, whatever the group's count: with descriptors of a
-    /// few kilobytes a group is read at once; with files near the 1 MiB limit a thread holds two or three at a time.
+    /// few kilobytes a group is read at once; with files near the 1 MiB limit a thread holds one or two at a time.
     private static let groupBytes = 1 << 20
 
     /// Diagnostics in report order: by file, line, column and rule.

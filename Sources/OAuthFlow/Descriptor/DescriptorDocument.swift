@@ -115,7 +115,7 @@ package struct DescriptorDocument {
         return finished(&stages) { $0 }[0]
     }
 
-    /// Where a file stands between the stages of ``load(_:as:)``: its bytes' place among those read, its tree, its tree
+    /// Where a file stands between the stages of ``load(_:bytes:as:)``: its bytes' place among those read, its tree, its tree
     /// found to fit the schema, or what a stage refused it for (its tree, when it has one). A few words each: a
     /// document (its descriptor's hundreds of values) is made only at the end, not moved from stage to stage.
     private enum Stage {
