@@ -11,12 +11,15 @@ extension DescriptorDocument {
     /// Going through `Decodable` instead cost a fifth of reading a descriptor (keyed containers
     /// instantiated by name, each a search of the binary's protocol conformances on first use),
     /// and a round trip through `JSONSerialization` and `JSONDecoder` before that cost as much
-    /// again (see Docs/benchmarks.md). The descriptor records `sourcePath` as the file it came from.
-    static func decode(_ root: YAMLNode, sourcePath: String) throws -> ProviderDescriptor {
+    /// again (see Docs/benchmarks.md). The descriptor records `sourcePath` as the file it came from. `keyFields` are what
+    /// the schema check against ``ShapeTable/descriptor`` found the tree's keys to be (``SchemaValidator/keyFields``),
+    /// read instead of searching for each key's name again; a key without one is searched for.
+    static func decode(_ root: YAMLNode, sourcePath: String, keyFields: [ShapeTable.KeyField] = []) throws -> ProviderDescriptor {
         guard root.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: []) }
         let shapes = ShapeTable.descriptor
         return try ProviderDescriptor(
-            plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: []), sourcePath: sourcePath)
+            plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: [], keyFields: keyFields),
+            sourcePath: sourcePath)
     }
 
     /// Decodes a resources file's tree that has passed the schema check.

@@ -121,7 +121,7 @@ package struct DescriptorDocument {
     private enum Stage {
         case read(Int)
         case composed(YAMLNode, path: String)
-        case checked(YAMLNode, path: String)
+        case checked(YAMLNode, [ShapeTable.KeyField], path: String)
         case refused(YAMLNode?, [DescriptorProblem], path: String)
     }
 
@@ -141,7 +141,7 @@ package struct DescriptorDocument {
             validator.check(root, against: ShapeTable.descriptor, keyPath: [])
             stages[index] =
                 validator.problems.isEmpty
-                ? .checked(root, path: path) : .refused(root, validator.problems, path: path)
+                ? .checked(root, validator.keyFields, path: path) : .refused(root, validator.problems, path: path)
         }
         var made: [Made] = []
         made.reserveCapacity(stages.count)
@@ -149,9 +149,9 @@ package struct DescriptorDocument {
             switch stage {
             case let .refused(root, problems, path):
                 made.append(make(DescriptorDocument(path: path, root: root, problems: problems, descriptor: nil)))
-            case let .checked(root, path):
+            case let .checked(root, keyFields, path):
                 do {
-                    let descriptor = try DescriptorDocument.decode(root, sourcePath: path)
+                    let descriptor = try DescriptorDocument.decode(root, sourcePath: path, keyFields: keyFields)
                     made.append(make(DescriptorDocument(path: path, root: root, problems: [], descriptor: descriptor)))
                 } catch {
                     // The schema check should have caught anything the decoder rejects; report it rather than hide it.
@@ -195,11 +195,14 @@ package struct DescriptorDocument {
         // libyaml, told the encoding, would read it as content, so it is left out here.
         var data = data
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = UnsafeBufferPointer(rebasing: data[3...]) }
-        if let base = data.baseAddress, let nul = memchr(base, 0, data.count) {
+        // Text that libyaml's reader would take as it is (``YAMLReaderInput``) holds no NUL and is valid UTF-8: the two
+        // checks that find the first NUL or invalid byte read only other text (a pass less over most files).
+        let characters = YAMLReaderInput.characterCount(data)
+        if characters == nil, let base = data.baseAddress, let nul = memchr(base, 0, data.count) {
             let position = TextPosition.of(byteOffset: UnsafeRawPointer(nul) - UnsafeRawPointer(base), in: data)
             return failed("file contains a NUL byte; it looks binary, not YAML", line: position.line, column: position.column)
         }
-        guard UTF8Validation.isValid(data) else {
+        guard characters != nil || UTF8Validation.isValid(data) else {
             let offset = TextPosition.firstInvalidUTF8Offset(in: data)
             let position = TextPosition.of(byteOffset: offset, in: data)
             return failed("file is not valid UTF-8 text", line: position.line, column: position.column)
@@ -207,7 +210,7 @@ package struct DescriptorDocument {
         // Composed from the bytes in place; a `String` of the text is made only for a syntax error's message.
         let root: YAMLNode?
         do {
-            root = try YAMLTree.compose(bytes: data, maximumDepth: maximumDepth)?.root
+            root = try YAMLTree.compose(bytes: data, maximumDepth: maximumDepth, characters: characters)?.root
         } catch {
             let text = String(decoding: data, as: UTF8.self)
             let (message, position) = YAMLErrorDescription.describe(error, in: text)

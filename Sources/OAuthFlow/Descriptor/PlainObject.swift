@@ -18,6 +18,9 @@ struct PlainObject {
         let values: [String: JSONValue]
         /// Where the first mapping read is.
         let rootPath: [String]
+        /// What the schema check found the tree's keys to be, by their positions in its child table; empty when the
+        /// tree was not checked against ``shapes`` by the caller (each key's name is then searched for).
+        let keyFields: [ShapeTable.KeyField]
         /// For each object mapping read, from its offset: the field after the last one read, where
         /// the next search starts, then the node index of each field's value, or -1 where the
         /// mapping does not have it. One decoder reads it, on one thread, so no access can overlap
@@ -36,11 +39,14 @@ struct PlainObject {
             var second: String?
         }
 
-        init(tree: YAMLTree?, shapes: ShapeTable, values: [String: JSONValue] = [:], rootPath: [String]) {
+        init(
+            tree: YAMLTree?, shapes: ShapeTable, values: [String: JSONValue] = [:], rootPath: [String], keyFields: [ShapeTable.KeyField] = []
+        ) {
             self.tree = tree
             self.shapes = shapes
             self.values = values
             self.rootPath = rootPath
+            self.keyFields = keyFields
             places = [Place(parent: -1, first: nil, second: nil)]
             if tree != nil {
                 slots.reserveCapacity(256)
@@ -70,7 +76,8 @@ struct PlainObject {
         /// Finds the values of the object mapping at `node` by the fields of the object shape at
         /// `object`, in one pass over its keys, so that reading a key (present or not) costs a search
         /// of the fields, not of the mapping too; answers where they start. Read from the tree's
-        /// tables and bytes: no node is made, so nothing is retained.
+        /// tables and bytes: no node is made, so nothing is retained. A key the schema check found
+        /// in this object's shape (``keyFields``) is not searched for again.
         func table(_ node: Int, object: Int) -> Int {
             guard let tree else { return -1 }
             let spec = shapes.nodes[object]
@@ -82,6 +89,11 @@ struct PlainObject {
             tree.text.withUnsafeBufferPointer { text in
                 var next = 0
                 for position in stride(from: first, to: end, by: 2) {
+                    if position < keyFields.count, keyFields[position].shape == Int32(object) {
+                        let field = Int(keyFields[position].field)
+                        if field >= 0 { slots[start + 1 + field] = tree.children[position + 1] }
+                        continue
+                    }
                     let key = tree.entries[Int(tree.children[position])]
                     guard key.kind == .scalar, let field = shapes.field(named: YAMLTree.slice(text, key), in: spec, from: next)
                     else { continue }
@@ -263,9 +275,10 @@ struct PlainObject {
         place = 0
     }
 
-    /// The mapping at `node` of a checked tree, read in place as the shape at `shape` of `shapes` has it.
-    init(tree: YAMLTree, node: Int, shapes: ShapeTable, shape: Int, path: [String]) {
-        self.init(node: node, shape: shape, reader: Reader(tree: tree, shapes: shapes, rootPath: path), place: 0)
+    /// The mapping at `node` of a checked tree, read in place as the shape at `shape` of `shapes` has it; `keyFields`
+    /// are what a check of the tree against `shapes` found its keys to be (``SchemaValidator/keyFields``), if any.
+    init(tree: YAMLTree, node: Int, shapes: ShapeTable, shape: Int, path: [String], keyFields: [ShapeTable.KeyField] = []) {
+        self.init(node: node, shape: shape, reader: Reader(tree: tree, shapes: shapes, rootPath: path, keyFields: keyFields), place: 0)
     }
 
     /// A mapping of the reader's tree, found under the mapping at `parent` by `names`.

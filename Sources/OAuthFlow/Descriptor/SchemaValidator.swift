@@ -11,6 +11,9 @@ import Yams
 struct SchemaValidator {
     let path: String
     private(set) var problems: [DescriptorProblem] = []
+    /// What the last check found each key of each mapping it checked as an object to be (``ShapeTable/KeyField``), by
+    /// the key's position in the tree's child table; empty when it checked no such mapping.
+    private(set) var keyFields: [ShapeTable.KeyField] = []
     private var visited = 0
     private var gaveUp = false
 
@@ -37,6 +40,7 @@ struct SchemaValidator {
         visited = walk.visited
         gaveUp = walk.gaveUp
         problems += walk.problems
+        keyFields = walk.keyFields
     }
 }
 
@@ -53,6 +57,10 @@ private struct Walk {
     /// (``Step``), which grows and shrinks as the walk goes and is spelled out only for a problem.
     let outerPath: [String]
     private var steps: [Step] = []
+    /// ``SchemaValidator/keyFields``: made the size of the tree's child table when the first object is checked.
+    var keyFields: [ShapeTable.KeyField] = []
+    /// Whether ``keyFields`` are kept: not by a probe that only asks whether a node fits (`matches`).
+    var keepsKeyFields = true
 
     init(tree: YAMLTree, table: ShapeTable, path: String, showsValues: Bool, outerPath: [String]) {
         self.tree = tree
@@ -139,6 +147,7 @@ private struct Walk {
         var present = FieldSet(count: Int(spec.count))
         var next = 0
         let first = Int(entry.firstChild)
+        if keepsKeyFields, keyFields.isEmpty { keyFields = Array(repeating: .unchecked, count: tree.children.count) }
         for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
             let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
             let keyEntry = tree.entries[key]
@@ -149,7 +158,9 @@ private struct Walk {
                 report(.wrongType, at: key, keyPath, message)
                 continue
             }
-            guard let field = tree.withScalarText(key, { table.field(named: $0, in: spec, from: next) }) ?? nil else {
+            let found = tree.withScalarText(key, { table.field(named: $0, in: spec, from: next) }) ?? nil
+            if keepsKeyFields { keyFields[position] = ShapeTable.KeyField(shape: Int32(shape), field: Int32(found ?? -1)) }
+            guard let field = found else {
                 let name = tree.scalarText(key) ?? ""
                 let keyPath = self.keyPath
                 var message =
@@ -246,6 +257,7 @@ private struct Walk {
             // A fresh walk, as a fresh validator was: its own count of nodes; only whether it finds a problem is
             // asked, so it is given no key path to spell out.
             var probe = Walk(tree: tree, table: table, path: path, showsValues: true, outerPath: [])
+            probe.keepsKeyFields = false
             probe.visit(node, shape, tree, table)
             return probe.problems.isEmpty
         default:

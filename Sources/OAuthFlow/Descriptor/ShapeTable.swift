@@ -36,6 +36,17 @@ final class ShapeTable: Sendable {
         var required: Bool
     }
 
+    /// Which field of which object shape a mapping's key is, as the schema check found it: kept by the key's position in
+    /// the tree's child table (``SchemaValidator/keyFields``), so that the decoder reads a mapping's fields without
+    /// searching for each key's name a second time. `shape` is -1 where no object was checked; `field` is -1 for a key
+    /// the object does not declare.
+    struct KeyField: Sendable {
+        var shape: Int32
+        var field: Int32
+
+        static let unchecked = KeyField(shape: -1, field: -1)
+    }
+
     /// The shapes; node 0 is the root.
     let nodes: [Node]
     /// Each node's shape, for the messages that say what was expected.

@@ -241,13 +241,23 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             return "it has no host"
         }
         let start = colon + 3
+        // One pass over the authority: where it ends, whether it holds an `@`, and its last `:` outside placeholders
+        // (where a port would start).
         var end = start
-        while end < utf8.count, utf8[end] != UInt8(ascii: "/"), utf8[end] != UInt8(ascii: "?"), utf8[end] != UInt8(ascii: "#") {
+        var holdsAt = false, inPlaceholder = false
+        var lastColon: Int?
+        scan: while end < utf8.count {
+            switch utf8[end] {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+            case UInt8(ascii: "@"): holdsAt = true
+            case UInt8(ascii: "{"): inPlaceholder = true
+            case UInt8(ascii: "}"): inPlaceholder = false
+            case UInt8(ascii: ":") where !inPlaceholder: lastColon = end
+            default: break
+            }
             end += 1
         }
-        for index in start..<end where utf8[index] == UInt8(ascii: "@") {
-            return "it names a user or password before `@`; a descriptor's URLs carry no credentials"
-        }
+        if holdsAt { return "it names a user or password before `@`; a descriptor's URLs carry no credentials" }
         var portStart: Int?
         if start < end, utf8[start] == UInt8(ascii: "[") {
             var close = start
@@ -261,16 +271,8 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
                 portStart = close + 2
             }
         } else {
-            var inside = false
-            for index in start..<end {
-                switch utf8[index] {
-                case UInt8(ascii: "}"): inside = false
-                case UInt8(ascii: "{"): inside = true
-                case UInt8(ascii: ":") where !inside: portStart = index + 1
-                default: break
-                }
-            }
-            if let problem = hostNameProblem(utf8, start..<(portStart.map { $0 - 1 } ?? end)) { return problem }
+            portStart = lastColon.map { $0 + 1 }
+            if let problem = hostNameProblem(utf8, start..<(lastColon ?? end)) { return problem }
         }
         if let portStart, let problem = portProblem(utf8, portStart..<end) { return problem }
         // A `%` outside placeholders after the authority escapes two hex digits.

@@ -7,7 +7,8 @@ struct YAMLComposer {
     /// The most collections open at once.
     let maximumDepth: Int
     private var entries: [YAMLTree.Entry] = []
-    private var text: [UInt8] = []
+    /// The scalars' text, one after another.
+    private var text = TextRun(capacity: 0)
     private var customTags: [Int32: Tag.Name] = [:]
     private var children: [Int32] = []
     /// Child indices of the open collections, innermost last; `open` marks where each begins. The first
@@ -21,9 +22,13 @@ struct YAMLComposer {
         self.maximumDepth = maximumDepth
     }
 
-    /// - Parameter throughReader: Whether libyaml's reader reads the text even when ``YAMLReaderInput`` could hand it
-    ///   over (tests compare the two ways).
-    mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>, throughReader: Bool = false) throws(YAMLSyntaxError) -> YAMLTree? {
+    /// - Parameters:
+    ///   - throughReader: Whether libyaml's reader reads the text even when ``YAMLReaderInput`` could hand it over (tests
+    ///     compare the two ways).
+    ///   - characters: ``YAMLReaderInput/characterCount(_:)`` of `bytes`, when the caller has it (counted here otherwise).
+    mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>, throughReader: Bool = false, characters: Int? = nil) throws(YAMLSyntaxError)
+        -> YAMLTree?
+    {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw YAMLSyntaxError(kind: .reader, context: nil, problem: "libyaml could not start", line: 1, column: 1)
@@ -33,8 +38,9 @@ struct YAMLComposer {
         // About one node for every dozen bytes of a descriptor: room for them all at once, not by doubling.
         let expected = bytes.count / 12 + 16
         entries.reserveCapacity(expected)
-        // Scalars' text is most of a descriptor's bytes, never more (escapes and folding only shorten it).
-        text.reserveCapacity(bytes.count)
+        // Scalars' text is most of a descriptor's bytes, and rarely more (escapes and folding shorten it; only `\L` and
+        // `\P` lengthen it).
+        text = TextRun(capacity: bytes.count)
         children.reserveCapacity(expected)
         // The children of the open collections, and the collections open at once: room for a descriptor's at the start,
         // where both grew from nothing by doubling (four or five allocations a file).
@@ -45,7 +51,7 @@ struct YAMLComposer {
         } else {
             yaml_parser_set_input_string(&parser, "", 0)
         }
-        if !throughReader, let input = YAMLReaderInput(bytes) {
+        if !throughReader, let input = YAMLReaderInput(bytes, characters: characters ?? YAMLReaderInput.characterCount(bytes)) {
             return try input.reading(with: &parser) { (parser) throws(YAMLSyntaxError) in try composeEvents(&parser, in: bytes) }
         }
         return try composeEvents(&parser, in: bytes)
@@ -62,7 +68,7 @@ struct YAMLComposer {
             defer { yaml_event_delete(&event) }
             switch event.type {
             case YAML_STREAM_END_EVENT:
-                return entries.isEmpty ? nil : YAMLTree(entries: entries, text: text, children: children, customTags: customTags)
+                return entries.isEmpty ? nil : YAMLTree(entries: entries, text: Array(text.bytes), children: children, customTags: customTags)
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
@@ -110,7 +116,7 @@ struct YAMLComposer {
                 kind: .scalar, style: style, tag: code,
                 line: Self.line(event.start_mark), column: Self.column(event.start_mark),
                 expandedBytes: Int32(clamping: bytes.count), textStart: Int32(clamping: text.count)))
-        text.append(contentsOf: bytes)
+        text.append(bytes)
         if code == .custom, let tag { customTags[index] = tag }
         if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
         attach(index)
@@ -213,35 +219,12 @@ struct YAMLComposer {
         }
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
         // than hashing them (and allocates nothing); a long mapping (a hostile file's, say) is hashed.
-        if entry.childCount <= 64 {
-            // Byte for byte while the keys are ASCII; keys with other characters are compared as strings
-            // below, by canonical equivalence, as the dictionaries decoded from them will compare them.
-            let clean = text.withUnsafeBufferPointer { text in
-                // A bit for each key's length and last byte: a key whose bit no earlier key set repeats none of them,
-                // so most keys are compared with none.
-                var seen: UInt64 = 0
-                for later in stride(from: first, to: end, by: 2) {
-                    let key = entries[Int(children[later])]
-                    guard key.kind == .scalar else { continue }
-                    let bytes = YAMLTree.slice(text, key)
-                    guard UTF8Search.isASCII(bytes) else { return false }
-                    let bit: UInt64 = 1 << ((UInt64(bytes.count) &* 7 &+ UInt64(bytes.last ?? 0)) & 63)
-                    defer { seen |= bit }
-                    guard seen & bit != 0 else { continue }
-                    for earlier in stride(from: first, to: later, by: 2) {
-                        let other = entries[Int(children[earlier])]
-                        if other.kind == .scalar, YAMLTree.equal(bytes, YAMLTree.slice(text, other)) { return false }
-                    }
-                }
-                return true
-            }
-            if clean { return }
-        }
+        if entry.childCount <= 64, asciiKeysDiffer(from: first, to: end) { return }
         let keys = stride(from: first, to: end, by: 2).map { Int(children[$0]) }.filter { entries[$0].kind == .scalar }
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys {
-            let text = text.withUnsafeBufferPointer { String(decoding: YAMLTree.slice($0, entries[key]), as: UTF8.self) }
+            let text = String(decoding: YAMLTree.slice(text.bytes, entries[key]), as: UTF8.self)
             if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }
         guard !repeats.isEmpty else { return }
@@ -253,6 +236,30 @@ struct YAMLComposer {
         throw YAMLSyntaxError(
             kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
             line: Int(second.line), column: Int(second.column))
+    }
+
+    /// Whether the scalar keys at `first..<end` (every other child) are ASCII and no two are the same, compared byte for
+    /// byte; false when a key is not ASCII (such keys are compared as strings, by canonical equivalence, as the
+    /// dictionaries decoded from them will compare them) or two are the same.
+    private func asciiKeysDiffer(from first: Int, to end: Int) -> Bool {
+        let text = text.bytes
+        // A bit for each key's length and last byte: a key whose bit no earlier key set repeats none of them,
+        // so most keys are compared with none.
+        var seen: UInt64 = 0
+        for later in stride(from: first, to: end, by: 2) {
+            let key = entries[Int(children[later])]
+            guard key.kind == .scalar else { continue }
+            let bytes = YAMLTree.slice(text, key)
+            guard UTF8Search.isASCII(bytes) else { return false }
+            let bit: UInt64 = 1 << ((UInt64(bytes.count) &* 7 &+ UInt64(bytes.last ?? 0)) & 63)
+            defer { seen |= bit }
+            guard seen & bit != 0 else { continue }
+            for earlier in stride(from: first, to: later, by: 2) {
+                let other = entries[Int(children[earlier])]
+                if other.kind == .scalar, YAMLTree.equal(bytes, YAMLTree.slice(text, other)) { return false }
+            }
+        }
+        return true
     }
 
     /// Refuses two keys that are collections (a `? ` key, which YAML allows and a descriptor never needs) holding the
@@ -281,7 +288,7 @@ struct YAMLComposer {
             form.append(0)
             withUnsafeBytes(of: node.expandedBytes.littleEndian) { form.append(contentsOf: $0) }
             let start = Int(node.textStart)
-            form.append(contentsOf: text[start..<(start + Int(node.expandedBytes))])
+            form.append(contentsOf: text.bytes[start..<(start + Int(node.expandedBytes))])
         case .sequence, .mapping:
             form.append(node.kind == .mapping ? 1 : 2)
             withUnsafeBytes(of: node.childCount.littleEndian) { form.append(contentsOf: $0) }
@@ -325,5 +332,40 @@ struct YAMLComposer {
             let position = TextPosition.of(byteOffset: Int(parser.problem_offset), in: bytes)
             return YAMLSyntaxError(kind: .reader, context: nil, problem: problem, line: position.line, column: position.column)
         }
+    }
+}
+
+/// Scalars' text as the composer writes it, one after another in one allocation: a scalar is copied in with `memcpy`,
+/// where `append(contentsOf:)` on an array went through its generic path for each (a tenth of composing's own
+/// instructions).
+private final class TextRun {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// The text written so far.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    func append(_ scalar: UnsafeBufferPointer<UInt8>) {
+        guard let source = scalar.baseAddress, !scalar.isEmpty else { return }
+        if count + scalar.count > capacity {
+            let grown = max(2 * capacity, count + scalar.count)
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            larger.initialize(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity = grown
+        }
+        (base + count).initialize(from: source, count: scalar.count)
+        count += scalar.count
     }
 }

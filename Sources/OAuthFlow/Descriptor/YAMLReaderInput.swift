@@ -20,9 +20,9 @@ struct YAMLReaderInput: ~Copyable {
     private let characters: Int
 
     /// The text copied with its padding, or nil when libyaml's reader would refuse a character of it (the reader
-    /// then reads it and says which).
-    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let characters = Self.characterCount(bytes) else { return nil }
+    /// then reads it and says which): `characters` is ``characterCount(_:)`` of `bytes`.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, characters: Int?) {
+        guard let characters else { return nil }
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + Self.padding)
         let copied = storage.initialize(fromContentsOf: bytes)
         storage[copied...].initialize(repeating: 0)

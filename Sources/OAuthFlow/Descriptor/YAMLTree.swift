@@ -204,10 +204,11 @@ package final class YAMLTree: Sendable {
 
     /// ``compose(_:maximumDepth:)`` over UTF-8 bytes the caller has checked (a descriptor file, read in place).
     /// `throughReader` has libyaml's reader read the text even where it need not (``YAMLReaderInput``): tests compare the two.
-    static func compose(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = .max, throughReader: Bool = false) throws(YAMLSyntaxError)
-        -> YAMLTree?
-    {
+    /// `characters` is ``YAMLReaderInput/characterCount(_:)`` of `bytes` when the caller has counted them already.
+    static func compose(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = .max, throughReader: Bool = false, characters: Int? = nil
+    ) throws(YAMLSyntaxError) -> YAMLTree? {
         var composer = YAMLComposer(maximumDepth: maximumDepth)
-        return try composer.compose(bytes, throughReader: throughReader)
+        return try composer.compose(bytes, throughReader: throughReader, characters: characters)
     }
 }

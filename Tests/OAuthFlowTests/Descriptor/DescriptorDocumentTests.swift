@@ -110,6 +110,48 @@ import OAuthFlowTestSupport
         #expect(!plain.lacks(field: index("nonce"), named: "nonce"))
     }
 
+    /// The decoder reads a mapping's fields from what the schema check found each key to be (``SchemaValidator/keyFields``)
+    /// and gets the descriptor that searching for each key's name gets, for every bundled descriptor; a record made for
+    /// another shape is not used, and a record for the right shape is (swapping two keys' fields swaps their values).
+    @Test func keysFoundByTheSchemaCheckDecodeAsKeysSearchedForByName() throws {
+        let directory = try #require(BundledProviders.directory)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(names.count >= 3)
+        let shapes = ShapeTable.descriptor
+        for name in names {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            let root = try #require(try YAMLTree.compose(text)?.root)
+            var validator = SchemaValidator(path: name)
+            validator.check(root, against: shapes, keyPath: [])
+            try #require(validator.problems.isEmpty, "\(name)")
+            let recorded = validator.keyFields
+            #expect(recorded.count == root.tree.children.count && recorded.contains { $0.shape >= 0 }, "\(name)")
+            // Each record names the field whose name is the key's text.
+            for (position, record) in recorded.enumerated() where record.shape >= 0 && record.field >= 0 {
+                let object = shapes.nodes[Int(record.shape)]
+                #expect(shapes.names[Int(object.first) + Int(record.field)] == root.tree.scalarText(Int(root.tree.children[position])))
+            }
+            let searched = try DescriptorDocument.decode(root, sourcePath: name)
+            #expect(try DescriptorDocument.decode(root, sourcePath: name, keyFields: recorded) == searched, "\(name)")
+            // Records for another shape: each key is searched for by name, to the same descriptor.
+            let elsewhere = recorded.map { ShapeTable.KeyField(shape: $0.shape < 0 ? -1 : $0.shape + 1, field: 0) }
+            #expect(try DescriptorDocument.decode(root, sourcePath: name, keyFields: elsewhere) == searched, "\(name)")
+        }
+        // The root's `id` and `display_name` fields swapped in the records: the decoder reads each from the other's key.
+        let text = TestDescriptor(id: "swapped", displayName: "other").yaml
+        let root = try #require(try YAMLTree.compose(text)?.root)
+        var validator = SchemaValidator(path: "swapped.yaml")
+        validator.check(root, against: shapes, keyPath: [])
+        var records = validator.keyFields
+        let rootEntry = root.tree.entries[root.index]
+        let positions = stride(from: Int(rootEntry.firstChild), to: Int(rootEntry.firstChild + rootEntry.childCount), by: 2)
+        let id = try #require(positions.first { root.tree.scalarText(Int(root.tree.children[$0])) == "id" })
+        let displayName = try #require(positions.first { root.tree.scalarText(Int(root.tree.children[$0])) == "display_name" })
+        (records[id].field, records[displayName].field) = (records[displayName].field, records[id].field)
+        let swapped = try DescriptorDocument.decode(root, sourcePath: "swapped.yaml", keyFields: records)
+        #expect(swapped.id == "other" && swapped.displayName == "swapped")
+    }
+
     @Test func everyBundledDescriptorSurvivesAJSONRoundTrip() throws {
         // Decodable goes through the same plain-value constructors as a descriptor file.
         let registry = try ProviderRegistry.load()

@@ -80,7 +80,8 @@ import Testing
     }
 
     /// ``YAMLReaderInput/characterCount(_:)`` accepts exactly what libyaml's reader accepts, and counts characters: every
-    /// one- and two-byte text, and random three- and four-byte texts, against the reader itself.
+    /// one- and two-byte text, and random three- and four-byte texts, against the reader itself. What it counts holds no
+    /// NUL and is valid UTF-8: the descriptor reader checks neither again.
     @Test func theCountAcceptsWhatTheReaderAccepts() {
         /// The reader's verdict where it read the whole text: nil where the scanner stopped first with its own error
         /// (the reader decodes only as far as the scanner asks, so what lies beyond was never judged).
@@ -98,7 +99,11 @@ import Testing
         var judged = 0
         func check(_ bytes: [UInt8]) {
             let count = bytes.withUnsafeBufferPointer { YAMLReaderInput.characterCount($0) }
-            if let count { #expect(count == String(decoding: bytes, as: UTF8.self).unicodeScalars.count, "\(bytes)") }
+            if let count {
+                #expect(count == String(decoding: bytes, as: UTF8.self).unicodeScalars.count, "\(bytes)")
+                // What the descriptor reader takes from a count: no NUL, and valid UTF-8 (decoding repairs nothing).
+                #expect(!bytes.contains(0) && String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes), "\(bytes)")
+            }
             guard let accepted = readerAccepts(bytes) else { return }
             judged += 1
             // Accepting what the reader refuses would skip a refusal; refusing what it accepts only costs the fallback.

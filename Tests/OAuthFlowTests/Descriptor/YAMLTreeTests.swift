@@ -58,6 +58,23 @@ import OAuthFlow
         #expect(disagreements.isEmpty, "\(disagreements.count) disagreements; first: \(disagreements.first ?? "")")
     }
 
+    /// The composer makes room for the scalars' text as long as the file, which escapes and folding only shorten but
+    /// `\L` and `\P` (two bytes each, written as three) lengthen: such text is kept whole, as Yams reads it.
+    @Test func scalarsLongerThanTheirFileKeepAllTheirText() throws {
+        for count in [1, 7, 40, 300] {
+            let escapes = String(repeating: "\\L\\P", count: count)
+            let text = "a: \"\(escapes)\"\nb: \"\(escapes)x\"\nc: [\"\(escapes)\", plain]\n"
+            let ours = try #require(try YAMLTree.compose(text)?.root)
+            let theirs = try #require(try Yams.compose(yaml: text, .basic))
+            #expect(Self.same(ours, theirs), "\(count)")
+            let expected = String(repeating: "\u{2028}\u{2029}", count: count)
+            #expect(ours["a"]?.string == expected)
+            #expect(ours["b"]?.string == expected + "x")
+            #expect(ours["c"]?.items.map(\.string) == [expected, "plain"])
+            #expect(ours["a"]!.string!.utf8.count > text.utf8.count / 3)
+        }
+    }
+
     @Test func aliasesShareTheAnchoredNodeAndCountEveryExpansion() throws {
         let root = try #require(try YAMLTree.compose("a: &x [1, 2, 3]\nb: [*x, *x, *x]\n")?.root)
         // 1 root + keys a, b + [1,2,3] (4 nodes) + b's list (1 + 3 × 4).
