@@ -87,6 +87,20 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         for name in ["secretary", "token", "key_id", "_secre", "client_secrets", "passwords", ""] {
             #expect(!LiteralSecretRule.looksSecret(name), "\(name)")
         }
+        // Against the rule's own words (a secret name or a name ending in `_secret`, lowered), for each secret name
+        // in several cases, a letter short or over, behind a prefix, and for keys of every length up to 70 ending in
+        // each letter a secret name ends with: the filters by last letter and by length rule out none of them.
+        func named(_ name: String) -> Bool {
+            let lowered = name.lowercased()
+            return LiteralSecretRule.secretNames.contains(lowered) || lowered.hasSuffix("_secret")
+        }
+        var keys = LiteralSecretRule.secretNames.flatMap { name in
+            [name, name.uppercased(), name.capitalized, String(name.dropFirst()), String(name.dropLast()), name + "s", "x" + name, "my_" + name]
+        }
+        for last in ["t", "d", "y", "n", "T", "N", "e", "_secret", "_SECRET", "\u{212A}"] {
+            for length in 0...70 { keys.append(String(repeating: "a", count: length) + last) }
+        }
+        for key in keys { #expect(LiteralSecretRule.looksSecret(key) == named(key), "\(key)") }
         #expect(LiteralSecretRule.isCredentialHeader("Proxy-Authorization"))
         #expect(LiteralSecretRule.isCredentialHeader("COOKIE"))
         #expect(!LiteralSecretRule.isCredentialHeader("Accept"))

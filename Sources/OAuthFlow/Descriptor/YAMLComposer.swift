@@ -8,13 +8,11 @@ struct YAMLComposer {
     let maximumDepth: Int
     private var entries: [YAMLTree.Entry] = []
     /// The scalars' text, one after another.
-    private var text = TextRun(capacity: 0)
+    private var text = Run<UInt8>(capacity: 0)
     private var customTags: [Int32: Tag.Name] = [:]
     private var children: [Int32] = []
-    /// Child indices of the open collections, innermost last; `open` marks where each begins. The first
-    /// `pendingCount` are in use: the list is never shortened, only written over.
-    private var pending: [Int32] = []
-    private var pendingCount = 0
+    /// Child indices of the open collections, innermost last; `open` marks where each begins.
+    private var pending = Run<Int32>(capacity: 64)
     private var open: [(entry: Int, pendingStart: Int, anchor: String?)] = []
     private var anchors: [String: Int32] = [:]
 
@@ -40,11 +38,10 @@ struct YAMLComposer {
         entries.reserveCapacity(expected)
         // Scalars' text is most of a descriptor's bytes, and rarely more (escapes and folding shorten it; only `\L` and
         // `\P` lengthen it).
-        text = TextRun(capacity: bytes.count)
+        text = Run(capacity: bytes.count)
         children.reserveCapacity(expected)
         // The children of the open collections, and the collections open at once: room for a descriptor's at the start,
         // where both grew from nothing by doubling (four or five allocations a file).
-        pending.reserveCapacity(64)
         open.reserveCapacity(8)
         if let base = bytes.baseAddress {
             yaml_parser_set_input_string(&parser, base, bytes.count)
@@ -68,7 +65,7 @@ struct YAMLComposer {
             defer { yaml_event_delete(&event) }
             switch event.type {
             case YAML_STREAM_END_EVENT:
-                return entries.isEmpty ? nil : YAMLTree(entries: entries, text: Array(text.bytes), children: children, customTags: customTags)
+                return entries.isEmpty ? nil : YAMLTree(entries: entries, text: Array(text.elements), children: children, customTags: customTags)
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
@@ -116,7 +113,7 @@ struct YAMLComposer {
                 kind: .scalar, style: style, tag: code,
                 line: Self.line(event.start_mark), column: Self.column(event.start_mark),
                 expandedBytes: Int32(clamping: bytes.count), textStart: Int32(clamping: text.count)))
-        text.append(bytes)
+        text.append(contentsOf: bytes)
         if code == .custom, let tag { customTags[index] = tag }
         if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
         attach(index)
@@ -148,8 +145,7 @@ struct YAMLComposer {
     private mutating func attach(_ index: Int32) {
         // The root has no parent to attach to: it is entry 0.
         guard !open.isEmpty else { return }
-        if pendingCount < pending.count { pending[pendingCount] = index } else { pending.append(index) }
-        pendingCount += 1
+        pending.append(index)
     }
 
     /// Opens a collection; `tag` is nil when the file writes none (most do), which is the kind's own tag
@@ -167,17 +163,18 @@ struct YAMLComposer {
         let code = tag.map(YAMLTree.TagCode.init) ?? (kind == .mapping ? .map : .seq)
         let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: code, line: Self.line(mark), column: Self.column(mark)))
         if code == .custom, let tag { customTags[index] = tag }
-        open.append((Int(index), pendingCount, Self.string(anchor)))
+        open.append((Int(index), pending.count, Self.string(anchor)))
     }
 
     private mutating func closeCollection() throws(YAMLSyntaxError) {
         guard let collection = open.popLast() else { return }
-        let start = collection.pendingStart, end = pendingCount
+        let start = collection.pendingStart, end = pending.count
+        let kids = pending.elements
         var expanded: Int32 = 1
         var bytes: Int32 = 0
         var deepest: Int32 = 0
         for position in start..<end {
-            let kid = entries[Int(pending[position])]
+            let kid = entries[Int(kids[position])]
             let (sum, overflow) = expanded.addingReportingOverflow(kid.expandedCount)
             expanded = overflow ? .max : sum
             let (byteSum, byteOverflow) = bytes.addingReportingOverflow(kid.expandedBytes)
@@ -193,10 +190,8 @@ struct YAMLComposer {
         // Within the limit already: each collection was counted as it opened, and each alias where it stood.
         closed.depth = deepest + 1
         entries[collection.entry] = closed
-        // Straight from the list's storage, and the list cut back by its count alone: a slice appended retained and
-        // released the list, and `removeLast(_:)` went through the general replacement of a range, for each collection.
-        pending.withUnsafeBufferPointer { pending in children.append(contentsOf: UnsafeBufferPointer(rebasing: pending[start..<end])) }
-        pendingCount = start
+        children.append(contentsOf: UnsafeBufferPointer(rebasing: kids[start..<end]))
+        pending.removeLast(end - start)
         if closed.kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
         if let anchor = collection.anchor { anchors[anchor] = Int32(collection.entry) }
         attach(Int32(collection.entry))
@@ -224,7 +219,7 @@ struct YAMLComposer {
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys {
-            let text = String(decoding: YAMLTree.slice(text.bytes, entries[key]), as: UTF8.self)
+            let text = String(decoding: YAMLTree.slice(text.elements, entries[key]), as: UTF8.self)
             if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }
         guard !repeats.isEmpty else { return }
@@ -242,7 +237,7 @@ struct YAMLComposer {
     /// byte; false when a key is not ASCII (such keys are compared as strings, by canonical equivalence, as the
     /// dictionaries decoded from them will compare them) or two are the same.
     private func asciiKeysDiffer(from first: Int, to end: Int) -> Bool {
-        let text = text.bytes
+        let text = text.elements
         // A bit for each key's length and last byte: a key whose bit no earlier key set repeats none of them,
         // so most keys are compared with none.
         var seen: UInt64 = 0
@@ -288,7 +283,7 @@ struct YAMLComposer {
             form.append(0)
             withUnsafeBytes(of: node.expandedBytes.littleEndian) { form.append(contentsOf: $0) }
             let start = Int(node.textStart)
-            form.append(contentsOf: text.bytes[start..<(start + Int(node.expandedBytes))])
+            form.append(contentsOf: text.elements[start..<(start + Int(node.expandedBytes))])
         case .sequence, .mapping:
             form.append(node.kind == .mapping ? 1 : 2)
             withUnsafeBytes(of: node.childCount.littleEndian) { form.append(contentsOf: $0) }
@@ -335,11 +330,12 @@ struct YAMLComposer {
     }
 }
 
-/// Scalars' text as the composer writes it, one after another in one allocation: a scalar is copied in with `memcpy`,
-/// where `append(contentsOf:)` on an array went through its generic path for each (a tenth of composing's own
-/// instructions).
-private final class TextRun {
-    private var base: UnsafeMutablePointer<UInt8>
+/// What the composer writes one after another (scalars' text, the children of the open collections), in one allocation
+/// it grows itself: an element or a scalar's bytes are copied in with a store or `memcpy`, where an array's `append`
+/// went through its checks that the array is not shared and, for bytes, its generic path (a tenth of composing's own
+/// instructions for the text).
+private final class Run<Element: BitwiseCopyable> {
+    private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
     private(set) var count = 0
 
@@ -352,20 +348,34 @@ private final class TextRun {
         base.deallocate()
     }
 
-    /// The text written so far.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    /// The elements written so far, valid until the next change.
+    var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
 
-    func append(_ scalar: UnsafeBufferPointer<UInt8>) {
-        guard let source = scalar.baseAddress, !scalar.isEmpty else { return }
-        if count + scalar.count > capacity {
-            let grown = max(2 * capacity, count + scalar.count)
-            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            larger.initialize(from: base, count: count)
-            base.deallocate()
-            base = larger
-            capacity = grown
-        }
-        (base + count).initialize(from: source, count: scalar.count)
-        count += scalar.count
+    func append(_ element: Element) {
+        if count == capacity { grow(to: count + 1) }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    func append(contentsOf more: UnsafeBufferPointer<Element>) {
+        guard let source = more.baseAddress, !more.isEmpty else { return }
+        if count + more.count > capacity { grow(to: count + more.count) }
+        (base + count).initialize(from: source, count: more.count)
+        count += more.count
+    }
+
+    /// Forgets the last `removed` elements (plain values: nothing to deinitialize).
+    func removeLast(_ removed: Int) {
+        precondition(removed >= 0 && removed <= count)
+        count -= removed
+    }
+
+    private func grow(to least: Int) {
+        let grown = max(2 * capacity, least)
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: grown)
+        larger.initialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
     }
 }

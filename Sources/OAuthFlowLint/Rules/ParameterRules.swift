@@ -164,14 +164,17 @@ struct LiteralSecretRule: LintRule {
         // An ASCII last letter that no secret name ends with rules the key out, whatever comes before
         // it: lowering the text turns an ASCII last character into its own lowercase and nothing else.
         guard let last = bytes.last else { return false }
-        if last < 0x80, !endsASecretName[Int(last | 0x20)] { return false }
+        let lengths = secretLengths[Int(last | 0x20)]
+        if last < 0x80, lengths == 0 { return false }
         guard UTF8Search.isASCII(bytes) else {
             // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
             let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
             return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
         }
-        // Most keys were ruled out by their last letter above; of the rest, short ones by their length.
-        guard bytes.count >= shortestSecretName else { return false }
+        // An ASCII key is as long as its lowercase: most of those that end as a secret name does are ruled out by
+        // their length, which no secret name with that last letter has (a key ending in `n`, say, that is not 8, 9,
+        // 12, 13 or 16 bytes long).
+        guard lengths >> UInt64(min(bytes.count, 63)) & 1 != 0 else { return false }
         for word in secretNameBytes where word.count == bytes.count && equalsLowercased(bytes, from: 0, word) { return true }
         return bytes.count >= secretSuffix.count && equalsLowercased(bytes, from: bytes.count - secretSuffix.count, secretSuffix)
     }
@@ -196,11 +199,13 @@ struct LiteralSecretRule: LintRule {
 
     private static let secretNameBytes = secretNames.map { Array($0.utf8) }
     private static let secretSuffix = Array("_secret".utf8)
-    private static let shortestSecretName = min(secretSuffix.count, secretNameBytes.map(\.count).min() ?? 0)
-    /// By byte, lowered: whether a secret name (or `_secret`) ends with it.
-    private static let endsASecretName: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for word in secretNameBytes + [secretSuffix] { table[Int(word[word.count - 1])] = true }
+    /// By byte, lowered: the lengths of the secret names that end with it, a bit for each length (the last bit for 63
+    /// bytes and more), and for `_secret`'s last byte every length from its own on; zero for a byte no secret name ends
+    /// with.
+    private static let secretLengths: [UInt64] = {
+        var table = [UInt64](repeating: 0, count: 256)
+        for word in secretNameBytes { table[Int(word[word.count - 1])] |= 1 << UInt64(min(word.count, 63)) }
+        table[Int(secretSuffix[secretSuffix.count - 1])] |= ~0 << UInt64(secretSuffix.count)
         return table
     }()
     private static let credentialHeaders = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token"]
