@@ -177,11 +177,9 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         // Each `{` closes with a `}` before the next `{`: placeholders neither nest nor stand open.
         var inPlaceholder = false, bracesPair = true
         let classes = ByteClass.table
-        for byte in bytes {
-            // Most bytes are printable ASCII below `{`, of no class: two comparisons each, with no table to load.
-            if byte > 0x20 && byte < UInt8(ascii: "{") { continue }
+        func classify(_ byte: UInt8) {
             let kind = classes[Int(byte)]
-            if kind == 0 { continue }
+            if kind == 0 { return }
             seen |= kind
             if kind == ByteClass.openBrace {
                 if inPlaceholder { bracesPair = false }
@@ -192,6 +190,18 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
                 inPlaceholder = false
             }
         }
+        // Most bytes are printable ASCII below `{` other than `%`, of no class: eight at a time while a word holds only
+        // those, then one by one.
+        var index = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                if !ByteClass.isPlain(UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))) {
+                    for byte in UnsafeBufferPointer(rebasing: bytes[index..<index + 8]) { classify(byte) }
+                }
+                index += 8
+            }
+        }
+        for byte in UnsafeBufferPointer(rebasing: bytes[index...]) { classify(byte) }
         let nonASCII = seen & ByteClass.nonASCII != 0
         if placeholders > maximumPlaceholders { return .placeholders(placeholders) }
         let text = nonASCII ? String(decoding: bytes, as: UTF8.self) : ""
@@ -208,12 +218,24 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             guard let scheme = URLTemplate(String(decoding: bytes, as: UTF8.self)).scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
             return .shape("the scheme must be https (or http for loopback)")
         }
-        return authorityProblem(bytes).map(Problem.shape)
+        return authorityProblem(bytes, holdsPercent: seen & ByteClass.percent != 0).map(Problem.shape)
     }
 
     /// What each byte is to ``problem(of:maximumPlaceholders:)``: flags, 0 for most.
     private enum ByteClass {
         static let space: UInt8 = 1, control: UInt8 = 2, openBrace: UInt8 = 4, closeBrace: UInt8 = 8, nonASCII: UInt8 = 16
+        static let percent: UInt8 = 32
+
+        /// Whether every byte of `word` is printable ASCII below `{` other than `%` (of no class). Each test is exact
+        /// for each byte: no carry or borrow from one byte reaches the next.
+        static func isPlain(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080, low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            // Below 0x80 (checked first), adding 0x5F sets a byte's high bit from 0x21 on, and adding 0x05 from 0x7B on.
+            guard word & high == 0, (word &+ 0x5F &* ones) & high == high, (word &+ 0x05 &* ones) & high == 0 else { return false }
+            let percent = word ^ (0x25 &* ones)
+            // The high bit of each byte that was `%`: none.
+            return ~(((percent & low) &+ low) | percent | low) == 0
+        }
 
         static let table: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
             switch byte {
@@ -222,6 +244,7 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             case Int(UInt8(ascii: "{")): Self.openBrace
             case Int(UInt8(ascii: "}")): Self.closeBrace
             case 0x80...: Self.nonASCII
+            case Int(UInt8(ascii: "%")): Self.percent
             default: 0
             }
         }
@@ -234,7 +257,8 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Plain loops over integer positions: generic searches over a slice of the bytes cost
     /// hundreds of instructions a call here, where a descriptor's dozen URLs are checked per file.
-    private static func authorityProblem(_ utf8: Bytes) -> String? {
+    /// `holdsPercent` says whether the bytes hold a `%` at all: most URLs have none to check.
+    private static func authorityProblem(_ utf8: Bytes, holdsPercent: Bool) -> String? {
         var colon = 0
         while colon < utf8.count, utf8[colon] != UInt8(ascii: ":") { colon += 1 }
         guard utf8.count > colon + 2, utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/") else {
@@ -275,6 +299,7 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             if let problem = hostNameProblem(utf8, start..<(lastColon ?? end)) { return problem }
         }
         if let portStart, let problem = portProblem(utf8, portStart..<end) { return problem }
+        guard holdsPercent else { return nil }
         // A `%` outside placeholders after the authority escapes two hex digits.
         var inside = false
         for index in end..<utf8.count {

@@ -468,6 +468,29 @@ import OAuthFlowTestSupport
         #expect(problems.contains { $0.keyPath == "endpoints.authorization" && $0.message.contains(reason) }, "\(problems.map(\.message))")
     }
 
+    /// The URL check reads bytes eight at a time while a word holds nothing it looks at: each odd byte, or text beyond
+    /// ASCII, at each place in a path (and so at each place in a word and across two) gets the verdict it gets anywhere.
+    @Test func eachOddByteIsSeenWhereverItStandsInAWord() {
+        let base = "https://auth.example.com/", path = Array("abcdefghijklmnopqrstuvwxyz-0123456789_ABC")
+        let cases: [(inserted: String, reason: String?)] = [
+            (" ", "white space"), ("\t", "white space"), ("\u{01}", "control character"), ("\u{7F}", "control character"),
+            ("\u{80}", "control or invisible character U+0080"), ("\u{202E}", "U+202E"), ("é", nil), ("{", "braces do not pair up"),
+            ("}", "braces do not pair up"), ("{x}", nil), ("%zz", "`%` not followed by two hex digits"), ("%41", nil),
+            ("!", nil), ("~", nil), ("z", nil), ("|", nil),
+        ]
+        for (inserted, reason) in cases {
+            for offset in 0...path.count {
+                let url = base + String(path[..<offset]) + inserted + String(path[offset...])
+                let problem = URLTemplate(url).shapeProblem
+                if let reason {
+                    #expect(problem?.contains(reason) == true, "\(url.debugDescription): \(problem ?? "none")")
+                } else {
+                    #expect(problem == nil, "\(url.debugDescription): \(problem ?? "none")")
+                }
+            }
+        }
+    }
+
     /// A scalar as a YAML double-quoted string writes it: controls and anything beyond ASCII as `\uXXXX`.
     private static func yamlEscaped(_ scalar: Unicode.Scalar) -> String {
         guard scalar.value < 0x20 || scalar.value >= 0x7F else { return String(scalar) }
