@@ -312,13 +312,14 @@ def lint_against_libyaml(thousand):
 # calls, written with a trailing ', are left out), or with `sum`, the sum of every such function (the rules: one
 # protocol witness for each).
 LINT_STAGES = [
-    ("loading the files (all of the next four, and opening and reading them)", ["static DescriptorDocument.load(_:as:)",
-                                                                              "specialized static DescriptorDocument.load(_:as:)"], False),
+    ("loading the files (all of the next four, and opening and reading them)", ["static DescriptorDocument.load<A>(_:bytes:as:)",
+                                                                              "specialized static DescriptorDocument.load<A>(_:bytes:as:)"], False),
     ("  composing the tree, libyaml included", ["specialized static DescriptorDocument.compose(_:path:empty:)",
                                                "static DescriptorDocument.compose(_:path:empty:)"], False),
     ("    libyaml's parser inside it", ["yaml_parser_parse"], False),
     ("  the schema check", ["Walk.visit(_:_:_:_:)"], False),
-    ("  decoding", ["specialized static DescriptorDocument.decode(_:sourcePath:)", "static DescriptorDocument.decode(_:sourcePath:)"], False),
+    ("  decoding", ["specialized static DescriptorDocument.decode(_:sourcePath:keyFields:)",
+                    "static DescriptorDocument.decode(_:sourcePath:keyFields:)"], False),
     ("LintFile (the resolver's refusals, URLs and placeholders)", ["specialized static LintFile.derived(from:)",
                                                                   "static LintFile.derived(from:)"], False),
     ("  the resolver's refusals", ["ProviderDescriptor.refusals.getter"], False),
