@@ -36,33 +36,35 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let accessTokenFields: [SectionKey<ProviderDescriptor.AccessTokenSettings>] = [
         SectionKey(
-            \.format, "format", default: ProviderDescriptor.AccessTokenSettings().format,
+            \.format, { $0.format = $1 }, "format", default: ProviderDescriptor.AccessTokenSettings().format,
             "What the provider's access tokens are: `jwt` (verified with the JWKS), `opaque` (RFC 7662 introspection, also for JWTs), or `both` (JWTs verified, anything else introspected)."
         ),
         SectionKey(
-            \.profile, "profile", default: ProviderDescriptor.AccessTokenSettings().profile,
+            \.profile, { $0.profile = $1 }, "profile", default: ProviderDescriptor.AccessTokenSettings().profile,
             "`rfc9068` requires the JWT profile of RFC 9068: header `typ: at+jwt` and the claims `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`; `plain` requires `iss`, `exp` and `aud`."
         ),
         SectionKey(
-            \.signingAlgs, "signing_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
+            \.signingAlgs, { $0.signingAlgs = $1 }, "signing_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
             default: shown(ProviderDescriptor.AccessTokenSettings().signingAlgs),
             "The algorithms a JWT access token may be signed with. `none` and HMAC are never accepted: the keys are public."),
         SectionKey(
-            \.audience, "audience", .string(),
+            \.audience, { $0.audience = $1 }, "audience", .string(),
             "The `aud` an access token must contain to be accepted, when the descriptor states it (may name `{variables}`); otherwise the API states its own (`ProtectedResource.Settings.audience`, else its resource URL)."
         ),
         SectionKey(
-            \.leeway, "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
+            \.leeway, { $0.leeway = $1 }, "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
             "Seconds of clock difference allowed when checking `exp`, `nbf` and `iat`."),
         SectionKey(
-            \.introspectionCache, "introspection_cache", .integer(0...86_400),
+            \.introspectionCache, { $0.introspectionCache = $1 }, "introspection_cache", .integer(0...86_400),
             default: "\(ProviderDescriptor.AccessTokenSettings().introspectionCache)",
             "The longest time, in seconds, an active introspection answer is reused; never past the token's `exp`. 0 asks every time."),
         SectionKey(
-            \.inactiveCache, "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
+            \.inactiveCache, { $0.inactiveCache = $1 }, "inactive_cache", .integer(0...300),
+            default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
             "How long, in seconds, an inactive (`active: false`) answer is reused."),
         SectionKey(
-            \.introspectedAudience, "introspected_audience", default: ProviderDescriptor.AccessTokenSettings().introspectedAudience,
+            \.introspectedAudience, { $0.introspectedAudience = $1 }, "introspected_audience",
+            default: ProviderDescriptor.AccessTokenSettings().introspectedAudience,
             "Whether an introspection answer must name the API in `aud`: `required` refuses one that names no audience, since nothing then says the token is meant for this API; `may_be_absent` accepts it for a server whose introspection never names one, and the accepted principal says the audience went unchecked. An `aud` that is present must name the API either way."
         ),
     ]

@@ -28,46 +28,46 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let authorizationFields: [SectionKey<ProviderDescriptor.Authorization>] = [
         SectionKey(
-            \.responseType, "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
+            \.responseType, { $0.responseType = $1 }, "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
             "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
         SectionKey(
-            \.responseMode, "response_mode", default: ProviderDescriptor.Authorization().responseMode,
+            \.responseMode, { $0.responseMode = $1 }, "response_mode", default: ProviderDescriptor.Authorization().responseMode,
             "How the server returns the authorization response. `jwt`, `query.jwt` and `form_post.jwt` (JARM) have it sign the response as a JWT, which the engine verifies with the provider's JWKS (`response_algs`, `iss`, `aud`, `exp`) before it reads `code` and `state` from it; an encrypted response (JWE) is refused."
         ),
         SectionKey(
-            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
+            \.extraParams, { $0.extraParams = $1 }, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
             "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
         SectionKey(
-            \.pushed, "pushed", default: ProviderDescriptor.Authorization().pushed,
+            \.pushed, { $0.pushed = $1 }, "pushed", default: ProviderDescriptor.Authorization().pushed,
             "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
         ),
         SectionKey(
-            \.requestObject, "request_object", default: ProviderDescriptor.Authorization().requestObject,
+            \.requestObject, { $0.requestObject = $1 }, "request_object", default: ProviderDescriptor.Authorization().requestObject,
             "Signed request objects (RFC 9101): every authorization parameter goes in a JWT the client signs with its private key (`typ: oauth-authz-req+jwt`, `aud` the issuer), sent as `request` in the pushed request or the URL. `if_supported` signs when discovery lists the key's algorithm in `request_object_signing_alg_values_supported`; `always` fails without a private key; `never` does not sign unless discovery says `require_signed_request_object: true`."
         ),
         SectionKey(
-            \.requestObjectAlgs, "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
+            \.requestObjectAlgs, { $0.requestObjectAlgs = $1 }, "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
             "The algorithms the provider takes for request objects; absent takes all four, and the client's key decides (an Ed25519 key signs `EdDSA`)."
         ),
         SectionKey(
-            \.responseAlgs, "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
+            \.responseAlgs, { $0.responseAlgs = $1 }, "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
             default: shown(ProviderDescriptor.Authorization().responseAlgs),
             "The algorithms a JWT-secured response (`response_mode: jwt`, JARM) may be signed with, verified with the provider's JWKS; `none` and HMAC are never accepted."
         ),
         SectionKey(
-            \.callbackSignature, "callback_signature",
+            \.callbackSignature, { $0.callbackSignature = $1 }, "callback_signature",
             "A signature the provider adds to the callback with the client secret (Shopify's `hmac`); a callback without it, or with a wrong one, is refused before the code is exchanged."
         ),
         SectionKey(
-            \.detailsTypes, "details_types", .list(.string()),
+            \.detailsTypes, { $0.detailsTypes = $1 }, "details_types", .list(.string()),
             "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
         ),
         SectionKey(
-            \.acrValues, "acr_values", .list(.string()),
+            \.acrValues, { $0.acrValues = $1 }, "acr_values", .list(.string()),
             "The authentication context classes every sign-in through the browser asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them; a device or platform sign-in, which cannot ask them, is refused. Needs `protocol: oidc`; written in `extra_params` or `scopes.offline.params` instead they would be sent and never checked, which resolving refuses."
         ),
         SectionKey(
-            \.maxAge, "max_age", .integer(0...2_147_483_647),
+            \.maxAge, { $0.maxAge = $1 }, "max_age", .integer(0...2_147_483_647),
             "The most seconds since the user last authenticated that a sign-in through the browser accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host may ask a shorter one (`ClientConfiguration.maximumAuthenticationAge`, or a step-up), never a longer one: the shorter of the two is asked. Needs `protocol: oidc`, and, like `acr_values`, is refused as a fixed parameter and refuses device and platform sign-ins."
         ),
     ]

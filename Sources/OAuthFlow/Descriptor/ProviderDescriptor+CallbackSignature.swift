@@ -21,10 +21,11 @@ extension ProviderDescriptor.Authorization {
 extension DescriptorSchema {
     static let callbackSignatureFields: [SectionKey<ProviderDescriptor.Authorization.CallbackSignature>] = [
         SectionKey(
-            \.parameter, "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
+            \.parameter, { $0.parameter = $1 }, "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
             "The callback parameter carrying the signature."),
         SectionKey(
-            \.algorithm, "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
+            \.algorithm, { $0.algorithm = $1 }, "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
             "`hmac_sha256_hex`: HMAC-SHA256 keyed with the client secret over the callback's other parameters, sorted by name and joined as `name=value` with `&`, in lowercase hex."
         ),
     ]

@@ -44,7 +44,7 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let clientAuthFields: [SectionKey<ProviderDescriptor.ClientAuth>] = [
         SectionKey(
-            \.methods, "methods", .list(.choice(of: ProviderDescriptor.ClientAuthMethod.self)),
+            \.methods, { $0.methods = $1 }, "methods", .list(.choice(of: ProviderDescriptor.ClientAuthMethod.self)),
             "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
         SectionKey(
@@ -55,15 +55,15 @@ extension DescriptorSchema {
             section.method = try o.choice(key) ?? section.methods?.first ?? section.method
         },
         SectionKey(
-            \.assertionAudience, "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
+            \.assertionAudience, { $0.assertionAudience = $1 }, "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
             "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta), and is never sent to a mutual-TLS alias on another origin."
         ),
         SectionKey(
-            \.assertionAlgs, "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
+            \.assertionAlgs, { $0.assertionAlgs = $1 }, "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
             "The algorithms the provider takes for client assertions; absent takes all five, and the client's key decides (an Ed25519 key signs `EdDSA`). `HS256` is `client_secret_jwt`'s; the others are the private key's."
         ),
         SectionKey(
-            \.clientIDParameter, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            \.clientIDParameter, { $0.clientIDParameter = $1 }, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
             default: ProviderDescriptor.ClientAuth.standardClientIDParameter,
             "The name the client id goes by in the authorization request (pushed or not) and in the bodies of token, device and revocation requests (TikTok: `client_key`); `client_secret_basic` is unaffected. A name the engine sets itself is refused."
         ),

@@ -48,21 +48,22 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let deviceFields: [SectionKey<ProviderDescriptor.Device>] = [
         SectionKey(
-            \.interval, "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
+            \.interval, { $0.interval = $1 }, "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
             "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
         SectionKey(
-            \.verificationURIAliases, "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
+            \.verificationURIAliases, { $0.verificationURIAliases = $1 }, "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
             "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
         SectionKey(
-            \.scopeParameter, "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
+            \.scopeParameter, { $0.scopeParameter = $1 }, "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: ProviderDescriptor.Device().scopeParameter,
             "The parameter carrying the scopes in the device authorization request (Twitch: `scopes`); `scopes.parameter` says when it is sent."
         ),
         SectionKey(
-            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
+            \.extraParams, { $0.extraParams = $1 }, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
             "Fixed parameters added to the device authorization request (Amazon and Salesforce: `response_type: device_code`). Client authentication and the scope parameter are refused."
         ),
         SectionKey(
-            \.grantType, "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
+            \.grantType, { $0.grantType = $1 }, "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
             "The `grant_type` of each poll of the token endpoint (Amazon: `device_code`, Salesforce: `device`)."),
         SectionKey(
             \.pollParams, "poll_params", .map(.choice(of: ProviderDescriptor.Device.PollSource.self)),

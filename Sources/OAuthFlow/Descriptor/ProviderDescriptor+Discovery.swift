@@ -97,10 +97,10 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let discoveryFields: [SectionKey<ProviderDescriptor.Discovery>] = [
         SectionKey(
-            \.mode, "mode", default: ProviderDescriptor.Discovery().mode,
+            \.mode, { $0.mode = $1 }, "mode", default: ProviderDescriptor.Discovery().mode,
             "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
         ),
-        SectionKey(\.url, "url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
+        SectionKey(\.url, { $0.url = $1 }, "url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
         SectionKey(
             \.lacks, "lacks", .list(.either([.choice(of: ProviderDescriptor.DiscoveryEndpoint.self), .object(unlistedFields)])), default: "[]",
             "What the provider's discovery document leaves out, as its published document or documentation shows: endpoints it does not name (`revocation`, `end_session`), so the catalog's Revocation or Logout column says `no` rather than `not stated`; and, one mapping per list, values the provider takes that a list leaves out (`- token_endpoint_auth_methods_supported: [none]`, `- scopes_supported: [offline_access]`), which `oauthflow lint --online` then reports as acknowledged (info) instead of warning about. One entry silences one finding; an entry the live document contradicts is a warning (`online_lacks`)."

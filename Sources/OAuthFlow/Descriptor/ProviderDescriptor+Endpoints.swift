@@ -51,19 +51,20 @@ extension ProviderDescriptor {
 // The schema's `endpoints` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
     static let endpointFields: [SectionKey<ProviderDescriptor.Endpoints>] = [
-        SectionKey(\.authorization, "authorization", .urlTemplate, "Authorization endpoint (RFC 6749 §3.1)."),
-        SectionKey(\.token, "token", .urlTemplate, "Token endpoint (RFC 6749 §3.2)."),
-        SectionKey(\.userinfo, "userinfo", .urlTemplate, "OpenID Connect userinfo endpoint, or the provider's profile API."),
-        SectionKey(\.revocation, "revocation", .urlTemplate, "Token revocation endpoint (RFC 7009)."),
-        SectionKey(\.introspection, "introspection", .urlTemplate, "Token introspection endpoint (RFC 7662)."),
-        SectionKey(\.endSession, "end_session", .urlTemplate, "OpenID Connect RP-initiated logout endpoint."),
-        SectionKey(\.deviceAuthorization, "device_authorization", .urlTemplate, "Device authorization endpoint (RFC 8628)."),
-        SectionKey(\.jwks, "jwks", .urlTemplate, "JSON Web Key Set used to verify ID tokens."),
+        SectionKey(\.authorization, { $0.authorization = $1 }, "authorization", .urlTemplate, "Authorization endpoint (RFC 6749 §3.1)."),
+        SectionKey(\.token, { $0.token = $1 }, "token", .urlTemplate, "Token endpoint (RFC 6749 §3.2)."),
+        SectionKey(\.userinfo, { $0.userinfo = $1 }, "userinfo", .urlTemplate, "OpenID Connect userinfo endpoint, or the provider's profile API."),
+        SectionKey(\.revocation, { $0.revocation = $1 }, "revocation", .urlTemplate, "Token revocation endpoint (RFC 7009)."),
+        SectionKey(\.introspection, { $0.introspection = $1 }, "introspection", .urlTemplate, "Token introspection endpoint (RFC 7662)."),
+        SectionKey(\.endSession, { $0.endSession = $1 }, "end_session", .urlTemplate, "OpenID Connect RP-initiated logout endpoint."),
         SectionKey(
-            \.pushedAuthorization, "pushed_authorization", .urlTemplate,
+            \.deviceAuthorization, { $0.deviceAuthorization = $1 }, "device_authorization", .urlTemplate, "Device authorization endpoint (RFC 8628)."),
+        SectionKey(\.jwks, { $0.jwks = $1 }, "jwks", .urlTemplate, "JSON Web Key Set used to verify ID tokens."),
+        SectionKey(
+            \.pushedAuthorization, { $0.pushedAuthorization = $1 }, "pushed_authorization", .urlTemplate,
             "Pushed authorization request endpoint (RFC 9126); discovery's `pushed_authorization_request_endpoint` otherwise."),
         SectionKey(
-            \.refresh, "refresh", .urlTemplate,
+            \.refresh, { $0.refresh = $1 }, "refresh", .urlTemplate,
             "Where refresh requests (RFC 6749 §6) go, for a provider that takes them apart from the token endpoint (Figma, DigitalOcean); the token endpoint otherwise."
         ),
     ]

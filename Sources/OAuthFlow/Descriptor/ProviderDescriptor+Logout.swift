@@ -47,48 +47,49 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let logoutFields: [SectionKey<ProviderDescriptor.LogoutSettings>] = [
         SectionKey(
-            \.style, "style", default: ProviderDescriptor.LogoutSettings().style,
+            \.style, { $0.style = $1 }, "style", default: ProviderDescriptor.LogoutSettings().style,
             "`rp_initiated`: OpenID Connect RP-Initiated Logout 1.0 at `endpoints.end_session` (or discovery's `end_session_endpoint`). `custom`: the provider's own logout URL in `endpoints.end_session`, with the parameter names below (Auth0 `/v2/logout`, Cognito `/logout`)."
         ),
         SectionKey(
-            \.redirectParameter, "redirect_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            \.redirectParameter, { $0.redirectParameter = $1 }, "redirect_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
             default: ProviderDescriptor.LogoutSettings.standardRedirectParameter,
             "The parameter naming where the browser returns after the provider's logout (Auth0 `returnTo`, Cognito `logout_uri`)."),
         SectionKey(
-            \.clientIDParameter, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]*$"),
+            \.clientIDParameter, { $0.clientIDParameter = $1 }, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]*$"),
             default: ProviderDescriptor.LogoutSettings.standardClientIDParameter,
             "The parameter carrying the client id; an empty string sends none."),
         SectionKey(
-            \.idTokenHint, "id_token_hint", .boolean, default: "true for rp_initiated, false for custom",
+            \.idTokenHint, { $0.idTokenHint = $1 }, "id_token_hint", .boolean, default: "true for rp_initiated, false for custom",
             "Send the session's ID token as `id_token_hint`, so the provider knows whose session to end without asking."),
         SectionKey(
-            \.returnsState, "returns_state", .boolean, default: "true for rp_initiated, false for custom",
+            \.returnsState, { $0.returnsState = $1 }, "returns_state", .boolean, default: "true for rp_initiated, false for custom",
             "Whether the provider sends `state` back to the post-logout redirect URI; when it does, a return without the state sent is refused."
         ),
         SectionKey(
-            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.LogoutSettings().extraParams),
+            \.extraParams, { $0.extraParams = $1 }, "extra_params", .map(.string()), default: shown(ProviderDescriptor.LogoutSettings().extraParams),
             "Fixed parameters added to the end-session request (Auth0 `federated`)."),
         SectionKey(
-            \.backchannelLogoutSupported, "backchannel_logout_supported", .boolean,
+            \.backchannelLogoutSupported, { $0.backchannelLogoutSupported = $1 }, "backchannel_logout_supported", .boolean,
             default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSupported)",
             "Back-Channel Logout 1.0: the provider POSTs a signed logout token to the app when a user's session ends there."),
         SectionKey(
-            \.backchannelLogoutSessionSupported, "backchannel_logout_session_supported", .boolean,
+            \.backchannelLogoutSessionSupported, { $0.backchannelLogoutSessionSupported = $1 }, "backchannel_logout_session_supported", .boolean,
             default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSessionSupported)",
             "The provider's ID tokens and logout tokens carry `sid`, so one session ends rather than all of the user's."),
         SectionKey(
-            \.frontchannelLogoutSupported, "frontchannel_logout_supported", .boolean,
+            \.frontchannelLogoutSupported, { $0.frontchannelLogoutSupported = $1 }, "frontchannel_logout_supported", .boolean,
             default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSupported)",
             "Front-Channel Logout 1.0: the provider loads the app's front-channel logout URI in the user's browser."),
         SectionKey(
-            \.frontchannelLogoutSessionSupported, "frontchannel_logout_session_supported", .boolean,
+            \.frontchannelLogoutSessionSupported, { $0.frontchannelLogoutSessionSupported = $1 }, "frontchannel_logout_session_supported", .boolean,
             default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSessionSupported)",
             "The front-channel request carries `iss` and `sid`; the app's route ends only the session they name, and requires them."),
         SectionKey(
-            \.logoutTokenMaxAge, "logout_token_max_age", .integer(10...3600), default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
+            \.logoutTokenMaxAge, { $0.logoutTokenMaxAge = $1 }, "logout_token_max_age", .integer(10...3600),
+            default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
             "How old, in seconds, a logout token (its `iat`) may be; older ones are refused, and replays are remembered that long."),
         SectionKey(
-            \.condition, "condition", .string(),
+            \.condition, { $0.condition = $1 }, "condition", .string(),
             "When the provider has an end-session endpoint only in some cases (a host, a setting) that the descriptor leaves to discovery, that case in a sentence; the catalog's Logout column says `conditional` with the sentence as a footnote."
         ),
     ]

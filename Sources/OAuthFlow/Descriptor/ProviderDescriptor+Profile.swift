@@ -53,21 +53,21 @@ extension DescriptorSchema {
 
     static let profileFields: [SectionKey<ProviderDescriptor.Profile>] = [
         SectionKey(
-            \.subject, "subject", .list(profileSource), default: shown(profileDefaults.subject),
+            \.subject, { $0.subject = $1 }, "subject", .list(profileSource), default: shown(profileDefaults.subject),
             "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`). A source is a path: a root (`id_token`, `userinfo`, `extra`, `callback`, or `token`: the token endpoint's answer) and steps into it, `.name` into an object, `[0]` into a list, `[\"name\"]` for a member whose name holds `.` or `/` (`id_token[\"https://slack.com/team_id\"]`); or a template with `{path}` placeholders, present when every one is (`https://cdn.discordapp.com/avatars/{userinfo.id}/{userinfo.avatar}.png`); or `=true`/`=false`, a constant."
         ),
         SectionKey(
-            \.name, "name", .list(profileSource), default: shown(profileDefaults.name),
+            \.name, { $0.name = $1 }, "name", .list(profileSource), default: shown(profileDefaults.name),
             "Sources of the display name. A source may join several with ` + ` (their text, space-separated): Apple's `callback.user.name.firstName + callback.user.name.lastName`, where `callback.` reads a parameter the provider added to the callback (a JSON value is read as one)."
         ),
         SectionKey(
-            \.email, "email", .list(profileSource), default: shown(profileDefaults.email),
+            \.email, { $0.email = $1 }, "email", .list(profileSource), default: shown(profileDefaults.email),
             "Sources of the email address."),
         SectionKey(
-            \.emailVerified, "email_verified", .list(profileSource), default: shown(profileDefaults.emailVerified),
+            \.emailVerified, { $0.emailVerified = $1 }, "email_verified", .list(profileSource), default: shown(profileDefaults.emailVerified),
             "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
         SectionKey(
-            \.picture, "picture", .list(profileSource), default: shown(profileDefaults.picture),
+            \.picture, { $0.picture = $1 }, "picture", .list(profileSource), default: shown(profileDefaults.picture),
             "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
         SectionKey(
             \.extraCall, "extra_call", .object(profileCallFields),

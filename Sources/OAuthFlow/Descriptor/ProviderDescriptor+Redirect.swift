@@ -63,32 +63,32 @@ extension DescriptorSchema {
     static let loopbackDefaults = ProviderDescriptor.Loopback()
 
     static let redirectFields: [SectionKey<ProviderDescriptor.Redirect>] = [
-        SectionKey(\.loopback, "loopback", "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
+        SectionKey(\.loopback, { $0.loopback = $1 }, "loopback", "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
         SectionKey(
-            \.privateUseScheme, "private_use_scheme", .string(),
+            \.privateUseScheme, { $0.privateUseScheme = $1 }, "private_use_scheme", .string(),
             "The private-use URI scheme of an app's redirect URI (RFC 8252 §7.1): a reverse domain name with a period, such as `com.example.app`. It may name the descriptor's `{variables}` and what the app's sign-in fills in: `{client_id}`, `{reversed_client_id}` (the client id's labels in reverse order, Google's iOS clients) and `{bundle_id}` (the app's bundle identifier). An app sign-in builds `SCHEME:/oauth2redirect` from it (one slash), and refuses a redirect URI the host gives with another scheme than this one or the bundle identifier (Docs/apple.md)."
         ),
         SectionKey(
-            \.privateUseURI, "private_use_uri", .string(),
+            \.privateUseURI, { $0.privateUseURI = $1 }, "private_use_uri", .string(),
             "The whole private-use redirect URI, when the provider documents another form than `SCHEME:/oauth2redirect` (Auth0: `{bundle_id}://{domain}/ios/{bundle_id}/callback`). It begins with `private_use_scheme` and `:`, names the same placeholders, and has no query or fragment."
         ),
         SectionKey(
-            \.claimedHTTPS, "claimed_https", .string(),
+            \.claimedHTTPS, { $0.claimedHTTPS = $1 }, "claimed_https", .string(),
             "An app's claimed https redirect URI (RFC 8252 §7.2: a universal link the app's associated domains claim), such as Auth0's `https://{domain}/ios/{bundle_id}/callback`: https, a host and a path, no query or fragment; the same placeholders as `private_use_scheme`. An app sign-in uses it when asked (iOS 17.4 and macOS 14.4 or later), and refuses another https redirect URI the host gives."
         ),
         SectionKey(
-            \.webOnly, "web_only", .boolean, default: "\(ProviderDescriptor.Redirect().webOnly)",
+            \.webOnly, { $0.webOnly = $1 }, "web_only", .boolean, default: "\(ProviderDescriptor.Redirect().webOnly)",
             "The provider takes only https redirect URIs on a domain registered with it (Sign in with Apple refuses loopback and localhost): sign in through the web routes (Docs/web.md); the CLI and `LoopbackSignIn` refuse such a provider before opening a browser."
         ),
     ]
 
     static let loopbackFields: [SectionKey<ProviderDescriptor.Loopback>] = [
         SectionKey(
-            \.host, "host", .string(), default: loopbackDefaults.host,
+            \.host, { $0.host = $1 }, "host", .string(), default: loopbackDefaults.host,
             "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3) unless `write_localhost` says otherwise: register `http://127.0.0.1:PORT/PATH` at the provider."
         ),
         SectionKey(
-            \.writeLocalhost, "write_localhost", .boolean, default: "\(loopbackDefaults.writeLocalhost)",
+            \.writeLocalhost, { $0.writeLocalhost = $1 }, "write_localhost", .boolean, default: "\(loopbackDefaults.writeLocalhost)",
             "With `host: localhost`, the redirect URI keeps the name: `http://localhost:PORT/PATH`, for providers that accept no loopback IP literal (Amazon Cognito). The listener then binds 127.0.0.1 and ::1 on the same port (127.0.0.1 alone where the machine has no IPv6 loopback), so the callback arrives whichever address the browser resolves `localhost` to. RFC 8252 §8.3 advises against the name: a resolver or hosts file can send it elsewhere, so lint notes it."
         ),
         SectionKey(
@@ -102,7 +102,7 @@ extension DescriptorSchema {
             default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + [key.stringValue])
             }
         },
-        SectionKey(\.path, "path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
+        SectionKey(\.path, { $0.path = $1 }, "path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
     ]
 }
 

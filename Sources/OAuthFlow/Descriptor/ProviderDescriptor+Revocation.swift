@@ -56,34 +56,38 @@ extension DescriptorSchema {
 
     static let revocationFields: [SectionKey<ProviderDescriptor.RevocationSettings>] = [
         SectionKey(
-            \.method, "method", default: revocationDefaults.method,
+            \.method, { $0.method = $1 }, "method", default: revocationDefaults.method,
             "The HTTP method (osu! revokes with `DELETE`; a `GET`, Oura's, carries the token in the query or as the Bearer token)."),
         SectionKey(
-            \.placement, "placement", default: revocationDefaults.placement,
+            \.placement, { $0.placement = $1 }, "placement", default: revocationDefaults.placement,
             "Where the token goes: `body`, form-encoded (RFC 7009 §2.1); `query`, the query string; `bearer`, the request's own `Authorization: Bearer` header, the token revoking itself."
         ),
         SectionKey(
-            \.tokenParameter, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
+            \.tokenParameter, { $0.tokenParameter = $1 }, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: revocationDefaults.tokenParameter,
             "The parameter carrying the token with `body` or `query` (Yandex, LINE, Strava: `access_token`)."),
         SectionKey(
-            \.typeHint, "type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
+            \.typeHint, { $0.typeHint = $1 }, "type_hint", .boolean, default: "\(revocationDefaults.typeHint)",
+            "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
         SectionKey(
-            \.typeHintParameter, "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.typeHintParameter,
+            \.typeHintParameter, { $0.typeHintParameter = $1 }, "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: revocationDefaults.typeHintParameter,
             "The parameter carrying the hint (Kick: `token_hint_type`)."),
         SectionKey(
-            \.clientAuthentication, "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
+            \.clientAuthentication, { $0.clientAuthentication = $1 }, "client_authentication", .boolean,
+            default: "\(revocationDefaults.clientAuthentication)",
             "Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a confidential client). A `bearer` request is authorized by its token."
         ),
         SectionKey(
-            \.tokens, "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
+            \.tokens, { $0.tokens = $1 }, "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
             default: shown(revocationDefaults.tokens.map(\.rawValue)),
             "The kinds of token the provider revokes, in the order sign-out revokes them; a kind not listed is only forgotten (Roblox and NetSuite revoke refresh tokens only, which ends their access tokens)."
         ),
         SectionKey(
-            \.extraParams, "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
+            \.extraParams, { $0.extraParams = $1 }, "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
             "Fixed parameters added to the request (Naver: `grant_type: delete`, `service_provider: NAVER`)."),
         SectionKey(
-            \.condition, "condition", .string(),
+            \.condition, { $0.condition = $1 }, "condition", .string(),
             "When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the descriptor leaves to discovery, that case in a sentence; the catalog's Revocation column says `conditional` with the sentence as a footnote."
         ),
     ]

@@ -49,65 +49,66 @@ extension DescriptorSchema {
 
     static let securityFields: [SectionKey<ProviderDescriptor.Security>] = [
         SectionKey(
-            \.pkce, "pkce", default: securityDefaults.pkce,
+            \.pkce, { $0.pkce = $1 }, "pkce", default: securityDefaults.pkce,
             "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`. When the provider's pages do not mention PKCE, `supported` is the safe reading: a server that does not know the parameters ignores them (RFC 6749 §3.1)."
         ),
         SectionKey(
-            \.pkceMethod, "pkce_method", default: securityDefaults.pkceMethod,
+            \.pkceMethod, { $0.pkceMethod = $1 }, "pkce_method", default: securityDefaults.pkceMethod,
             "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
         SectionKey(
-            \.state, "state", .boolean, default: "\(securityDefaults.state)",
+            \.state, { $0.state = $1 }, "state", .boolean, default: "\(securityDefaults.state)",
             "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."
         ),
         SectionKey(
-            \.nonce, "nonce", .boolean, default: "true for oidc, false for oauth2",
+            \.nonce, { $0.nonce = $1 }, "nonce", .boolean, default: "true for oidc, false for oauth2",
             "Send `nonce` and check it in the ID token. An `oidc` provider keeps it on: resolving one with `false` fails, as its ID tokens would go unchecked for replay (see `nonce_echoed`)."
         ),
         SectionKey(
-            \.nonceEchoed, "nonce_echoed", .boolean, default: "\(securityDefaults.nonceEchoed)",
+            \.nonceEchoed, { $0.nonceEchoed = $1 }, "nonce_echoed", .boolean, default: "\(securityDefaults.nonceEchoed)",
             "Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` is for a provider whose ID tokens never do (LinkedIn): the nonce is still sent and checked in a token that carries one, and a token without it is accepted after every other check (signature, `iss`, `aud`, `exp`); nothing but `state`, and PKCE where sent, then ties it to this sign-in. Only with `protocol: oidc` and `nonce: true` (lint rule `oidc_nonce`)."
         ),
         SectionKey(
-            \.issParameter, "iss_parameter", default: securityDefaults.issParameter,
+            \.issParameter, { $0.issParameter = $1 }, "iss_parameter", default: securityDefaults.issParameter,
             "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer, with `absent` too (RFC 9207 §2.4: compared whenever present; only a provider that declares no issuer has it ignored); `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
         ),
         SectionKey(
-            \.idTokenAlgs, "id_token_algs",
+            \.idTokenAlgs, { $0.idTokenAlgs = $1 }, "id_token_algs",
             .list(.choice(of: JWSAlgorithm.self)),
             default: shown(securityDefaults.idTokenAlgs),
             "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret; `EdDSA` (RFC 8037) only when listed, verified with the JWKS's Ed25519 keys (`kty: OKP`; an Ed448 key is refused)."
         ),
         SectionKey(
-            \.issuerAliases, "issuer_aliases", .list(.string()),
+            \.issuerAliases, { $0.issuerAliases = $1 }, "issuer_aliases", .list(.string()),
             "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."
         ),
         SectionKey(
-            \.idTokenIssuer, "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
+            \.idTokenIssuer, { $0.idTokenIssuer = $1 }, "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
             "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly. It applies only while a variable of the `issuer` takes one of `multi_tenant_values`; with any other value (one tenant's id) a token's `iss` must be the issuer itself."
         ),
         SectionKey(
-            \.multiTenantValues, "multi_tenant_values", .list(.string()),
+            \.multiTenantValues, { $0.multiTenantValues = $1 }, "multi_tenant_values", .list(.string()),
             "The values of the `issuer`'s variables that name no one tenant (Entra: `common`, `organizations`, `consumers`), with which `id_token_issuer` applies: any tenant's token then passes, as the provider's own sign-in page lets any tenant's user in. An API meant for one tenant gives that tenant's id, never one of these."
         ),
         SectionKey(
-            \.dpop, "dpop", default: securityDefaults.dpop,
+            \.dpop, { $0.dpop = $1 }, "dpop", default: securityDefaults.dpop,
             "DPoP (RFC 9449): bind access and refresh tokens to a key pair made for each session, with a signed proof on every request. `if_supported` uses it when discovery lists `dpop_signing_alg_values_supported`; `required` always does. git and kubectl cannot send proofs, so the credential helpers refuse DPoP-bound sessions."
         ),
         SectionKey(
-            \.dpopSigningAlgs, "dpop_signing_alg_values_supported", .list(.choice(among: JWSAlgorithm.dpopKey)),
+            \.dpopSigningAlgs, { $0.dpopSigningAlgs = $1 }, "dpop_signing_alg_values_supported", .list(.choice(among: JWSAlgorithm.dpopKey)),
             default: shown(securityDefaults.dpopSigningAlgs),
             "The algorithms of the session's DPoP key, in order of preference; the first the server lists in discovery is used."),
         SectionKey(
-            \.dpopBearerAnswer, "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
+            \.dpopBearerAnswer, { $0.dpopBearerAnswer = $1 }, "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
         SectionKey(
-            \.tlsClientCertificateBoundAccessTokens, "tls_client_certificate_bound_access_tokens", .boolean,
+            \.tlsClientCertificateBoundAccessTokens, { $0.tlsClientCertificateBoundAccessTokens = $1 }, "tls_client_certificate_bound_access_tokens",
+            .boolean,
             default: "\(securityDefaults.tlsClientCertificateBoundAccessTokens)",
             "The provider binds access tokens to the client certificate the token request presents (RFC 8705 §3), whichever way the client authenticates: every token request presents the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry), even with `private_key_jwt`, and the tokens then go only with it. The client configuration must hold the certificate (`certificate_file`, `tlsIdentity`). Under `security.profile: fapi2` it stands for DPoP as the sender constraint."
         ),
         SectionKey(
-            \.profile, "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
+            \.profile, { $0.profile = $1 }, "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
             "A security profile the provider is held to (Docs/pushed-and-dpop.md#fapi-20): `fapi2`, the FAPI 2.0 Security Profile: pushed requests, PKCE S256, `iss` required, `private_key_jwt` or mutual-TLS client authentication, DPoP- or certificate-bound tokens, PS256, ES256 or EdDSA, endpoints only from the issuer's metadata. Resolving refuses a descriptor that contradicts it (lint rule `fapi2_profile`); the engine refuses a server whose metadata or answers do."
         ),
     ]

@@ -39,25 +39,27 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let securityEventFields: [SectionKey<ProviderDescriptor.SecurityEvents>] = [
         SectionKey(
-            \.format, "format", .choice(of: ProviderDescriptor.SecurityEvents.Format.self), required: true,
+            \.format, { $0.format = $1 }, "format", .choice(of: ProviderDescriptor.SecurityEvents.Format.self), required: true,
             "`ssf`: OpenID Shared Signals Framework 1.0 (CAEP, RISC). `risc`: Google's Cross-Account Protection. `apple`: Sign in with Apple's server-to-server notifications."
         ),
         SectionKey(
-            \.issuer, "issuer", .urlTemplate, default: "the provider's issuer", "The transmitter's issuer: every event's `iss` must equal it."),
+            \.issuer, { $0.issuer = $1 }, "issuer", .urlTemplate, default: "the provider's issuer",
+            "The transmitter's issuer: every event's `iss` must equal it."),
         SectionKey(
-            \.configuration, "configuration", .urlTemplate, default: "the issuer's `/.well-known/ssf-configuration` (`risc`: `risc-configuration`)",
+            \.configuration, { $0.configuration = $1 }, "configuration", .urlTemplate,
+            default: "the issuer's `/.well-known/ssf-configuration` (`risc`: `risc-configuration`)",
             "The transmitter's configuration document (its keys and stream endpoints); `apple` has none."),
         SectionKey(
-            \.jwks, "jwks", .urlTemplate, default: "the configuration's `jwks_uri`, else `endpoints.jwks`",
+            \.jwks, { $0.jwks = $1 }, "jwks", .urlTemplate, default: "the configuration's `jwks_uri`, else `endpoints.jwks`",
             "The keys events are signed with."),
         SectionKey(
-            \.algorithms, "algorithms", .list(.choice(among: JWSAlgorithm.allCases.filter { !$0.isHMAC })),
+            \.algorithms, { $0.algorithms = $1 }, "algorithms", .list(.choice(among: JWSAlgorithm.allCases.filter { !$0.isHMAC })),
             default: shown(ProviderDescriptor.SecurityEvents().algorithms), "The algorithms an event may be signed with."),
         SectionKey(
-            \.maxAge, "max_age", .integer(60...2_592_000), default: "\(ProviderDescriptor.SecurityEvents().maxAge)",
+            \.maxAge, { $0.maxAge = $1 }, "max_age", .integer(60...2_592_000), default: "\(ProviderDescriptor.SecurityEvents().maxAge)",
             "How old, in seconds, an event may be when it arrives; its `jti` is remembered as long, so a replay is refused."),
         SectionKey(
-            \.events, "events", .list(.string(pattern: "^[!-~]+$")),
+            \.events, { $0.events = $1 }, "events", .list(.string(pattern: "^[!-~]+$")),
             "The event types the transmitter sends (URIs): a new stream asks for these, and the providers table lists them."),
     ]
 }

@@ -13,11 +13,11 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let serviceTokenFields: [SectionKey<ProviderDescriptor.ServiceTokenSettings>] = [
         SectionKey(
-            \.target, "target", default: ProviderDescriptor.ServiceTokenSettings().target,
+            \.target, { $0.target = $1 }, "target", default: ProviderDescriptor.ServiceTokenSettings().target,
             "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
         ),
         SectionKey(
-            \.scopeSuffix, "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
+            \.scopeSuffix, { $0.scopeSuffix = $1 }, "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
             "With `target: scope`, what follows the API in its scope."),
     ]
 }

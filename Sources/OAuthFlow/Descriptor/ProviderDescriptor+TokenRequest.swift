@@ -18,23 +18,24 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let tokenRequestFields: [SectionKey<ProviderDescriptor.TokenRequest>] = [
         SectionKey(
-            \.bodyEncoding, "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
+            \.bodyEncoding, { $0.bodyEncoding = $1 }, "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
             "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`. Revocation, introspection and pushed authorization requests are form-encoded whatever this says (their RFCs)."
         ),
         SectionKey(
-            \.headers, "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
+            \.headers, { $0.headers = $1 }, "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
         SectionKey(
-            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().extraParams),
+            \.extraParams, { $0.extraParams = $1 }, "extra_params", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().extraParams),
             "Fixed parameters added to every token request: the code exchange, refreshes and the other grants (Shopify's `expiring: \"1\"` for expiring offline tokens). Parameters the engine sets are refused."
         ),
         SectionKey(
-            \.callbackParams, "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
+            \.callbackParams, { $0.callbackParams = $1 }, "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
             default: shown(ProviderDescriptor.TokenRequest().callbackParams),
             "Parameters of the authorization callback sent back in the code exchange (VK's `device_id`, Naver's `state`), when the callback carries them."
         ),
         SectionKey(
-            \.callbackParamsOnRefresh, "callback_params_on_refresh", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
+            \.callbackParamsOnRefresh, { $0.callbackParamsOnRefresh = $1 }, "callback_params_on_refresh",
+            .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
             default: shown(ProviderDescriptor.TokenRequest().callbackParamsOnRefresh),
             "Parameters of the authorization callback kept with the session (in the token store, beside the tokens; they are not secrets) and sent on every refresh (VK ID's `device_id`). Parameters the engine sets are refused."
         ),

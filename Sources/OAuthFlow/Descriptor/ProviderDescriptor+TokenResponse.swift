@@ -19,18 +19,18 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let tokenResponseFields: [SectionKey<ProviderDescriptor.TokenResponse>] = [
         SectionKey(
-            \.format, "format", default: ProviderDescriptor.TokenResponse().format,
+            \.format, { $0.format = $1 }, "format", default: ProviderDescriptor.TokenResponse().format,
             "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
         SectionKey(
-            \.defaultTokenType, "default_token_type", .choice(["Bearer"]),
+            \.defaultTokenType, { $0.defaultTokenType = $1 }, "default_token_type", .choice(["Bearer"]),
             "The `token_type` to assume when a token answer has none (RFC 6749 §5.1 requires one; Shopify, Atlassian and WorkOS leave it out). Without it such an answer is refused."
         ),
         SectionKey(
-            \.scopeSeparator, "scope_separator", .choice([",", " "]), default: "as scopes.separator",
+            \.scopeSeparator, { $0.scopeSeparator = $1 }, "scope_separator", .choice([",", " "]), default: "as scopes.separator",
             "What stands between the granted scopes in an answer's `scope`, when the provider answers otherwise than it is asked (GitHub and LinkedIn answer `email,openid,profile`). The answer is split on it and on spaces (RFC 6749 §3.3), so the granted scopes, and the resources they open, are read one by one."
         ),
         SectionKey(
-            \.zeroExpiresIn, "zero_expires_in", default: ProviderDescriptor.TokenResponse().zeroExpiresIn,
+            \.zeroExpiresIn, { $0.zeroExpiresIn = $1 }, "zero_expires_in", default: ProviderDescriptor.TokenResponse().zeroExpiresIn,
             "What `expires_in: 0` means: `spent` (RFC 6749 §5.1, a lifetime of 0 seconds: the token serves the request at hand and is never cached or reused), or `no_expiry` for a provider that documents 0 as a token that does not expire (Mailchimp)."
         ),
     ]

@@ -48,33 +48,36 @@ extension DescriptorSchema {
     static let userinfoDefaults = ProviderDescriptor.Userinfo()
 
     static let userinfoFields: [SectionKey<ProviderDescriptor.Userinfo>] = [
-        SectionKey(\.method, "method", default: userinfoDefaults.method, "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
         SectionKey(
-            \.headers, "headers", .map(.string()), default: shown(userinfoDefaults.headers),
+            \.method, { $0.method = $1 }, "method", default: userinfoDefaults.method,
+            "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
+        SectionKey(
+            \.headers, { $0.headers = $1 }, "headers", .map(.string()), default: shown(userinfoDefaults.headers),
             "Extra HTTP headers, on the extra call too (GitHub needs a `User-Agent`). A value may name `{client_id}` (Trakt's `trakt-api-key`), the descriptor's `{variables}` and `{token.…}`, a field of the token endpoint's answer written as a profile path."
         ),
         SectionKey(
-            \.placement, "placement", default: userinfoDefaults.placement,
+            \.placement, { $0.placement = $1 }, "placement", default: userinfoDefaults.placement,
             "Where the access token goes: `header`, the `Authorization` header after `scheme` (RFC 6750 §2.1); `query`, the query string (RFC 6750 §2.3 advises against it: URLs end up in logs; lint warns); `body`, a form-encoded `POST` body (RFC 6750 §2.2). A DPoP-bound token always goes in the header."
         ),
         SectionKey(
-            \.scheme, "scheme", .string(pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]*$"), default: userinfoDefaults.scheme,
+            \.scheme, { $0.scheme = $1 }, "scheme", .string(pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]*$"), default: userinfoDefaults.scheme,
             "The word before the token in the `Authorization` header (Zoho: `Zoho-oauthtoken`); empty sends the token alone (ClickUp)."),
         SectionKey(
-            \.tokenParameter, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: userinfoDefaults.tokenParameter,
+            \.tokenParameter, { $0.tokenParameter = $1 }, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: userinfoDefaults.tokenParameter,
             "The parameter carrying the token with `query` or `body`."),
         SectionKey(
-            \.query, "query", .map(.string()), default: shown(userinfoDefaults.query),
+            \.query, { $0.query = $1 }, "query", .map(.string()), default: shown(userinfoDefaults.query),
             "Extra query parameters, with the placeholders `headers` takes (WeChat: `openid: '{token.openid}'`)."),
         SectionKey(
-            \.form, "form", .map(.string()), default: shown(userinfoDefaults.form),
+            \.form, { $0.form = $1 }, "form", .map(.string()), default: shown(userinfoDefaults.form),
             "Fields of a form-encoded `POST` body, with the placeholders `headers` takes (VK ID: `client_id: '{client_id}'`); with `placement: body` the token joins them."
         ),
         SectionKey(
-            \.body, "body", .string(),
+            \.body, { $0.body = $1 }, "body", .string(),
             "A fixed request body for a `POST`, sent as written, braces included (Linear's GraphQL query); not with `placement: body`."),
         SectionKey(
-            \.contentType, "content_type", .string(pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$"),
+            \.contentType, { $0.contentType = $1 }, "content_type", .string(pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$"),
             "The body's media type (`application/json`)."),
     ]
 }
