@@ -140,12 +140,27 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
     /// The rule's pass over the node tables finds what its walk reports, and only then walks: an
     /// `authorization` section is no header, a credential header under any `headers` is one.
     @Test func literalSecretsPrePassAgreesWithTheWalk() {
-        let cases: [(String, Int)] = [
+        var cases: [(String, Int)] = [
             (Examples.valid + "authorization:\n  extra_params:\n    prompt: consent\n", 0),
             (Examples.valid + "token_request:\n  headers:\n    X-Trace: one\n    Cookie: session=abc\n", 1),
             (Examples.valid + "authorization:\n  extra_params:\n    note: \"-----BEGIN RSA PRIVATE KEY-----\"\n", 1),
             (Examples.valid + "authorization:\n  extra_params:\n    note: \"-----BEGIN CERTIFICATE-----\"\n", 0),
+            // The shortest text that holds both marks, and one a byte short of a mark.
+            (Examples.valid + "authorization:\n  extra_params:\n    note: \"-----BEGINKEY\"\n", 1),
+            (Examples.valid + "authorization:\n  extra_params:\n    note: \"----BEGINKEY\"\n", 0),
+            (Examples.valid + "token_request:\n  headers:\n    Authorization: Bearer abc\n", 1),
+            (Examples.valid + "token_request:\n  headers:\n    Accept: application/json\n", 0),
         ]
+        // Each secret name as a key, in three cases, and keys that end as one does without being one: the pass passes
+        // over a key only by a last byte no secret name (nor `headers`) ends with.
+        for name in LiteralSecretRule.secretNames + ["my_app_secret", "api_\u{212A}ey"] {
+            for key in [name, name.uppercased(), name.capitalized] {
+                cases.append((Examples.valid + "authorization:\n  extra_params:\n    \(key): abc\n", 1))
+            }
+        }
+        for key in ["client_id", "token", "description", "registration", "policy", "x_secrets", "headers_x"] {
+            cases.append((Examples.valid + "authorization:\n  extra_params:\n    \(key): abc\n", 0))
+        }
         for (text, expected) in cases {
             let document = DescriptorDocument.parse(Data(text.utf8), path: "example.yaml")
             let found = LiteralSecretRule().validate(LintFile(document: document))

@@ -117,24 +117,30 @@ package final class YAMLTree: Sendable {
     /// or any scalar at all (keys too) satisfies `value`: one pass over the tables, in no particular
     /// order and with no key paths, for a check that most files pass and that walks the tree only
     /// when this answers true.
+    ///
+    /// `key` is asked only about keys that end with one of `keyEndings` (a bit for each byte below 0x80, in two words)
+    /// or with a byte from 0x80 on, and `value` only about scalars of `shortestValue` bytes or more: the rest are
+    /// passed over here, without a call for each.
     package func anyScalar(
-        key: (UnsafeBufferPointer<UInt8>, YAMLNode) -> Bool, value: (UnsafeBufferPointer<UInt8>) -> Bool
+        keyEndings: (UInt64, UInt64), key: (UnsafeBufferPointer<UInt8>, YAMLNode) -> Bool,
+        shortestValue: Int, value: (UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
         text.withUnsafeBufferPointer { text in
             for index in entries.indices {
                 let entry = entries[index]
                 switch entry.kind {
                 case .scalar:
-                    if value(Self.slice(text, entry)) { return true }
+                    if Int(entry.expandedBytes) >= shortestValue, value(Self.slice(text, entry)) { return true }
                 case .mapping:
                     let first = Int(entry.firstChild)
                     for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
                         let candidate = entries[Int(children[position])]
-                        if candidate.kind == .scalar,
-                            key(Self.slice(text, candidate), YAMLNode(tree: self, index: Int(children[position + 1])))
-                        {
-                            return true
-                        }
+                        guard candidate.kind == .scalar else { continue }
+                        let name = Self.slice(text, candidate)
+                        guard let last = name.last else { continue }
+                        let asked =
+                            last >= 0x80 || (last < 64 ? keyEndings.0 >> UInt64(last) : keyEndings.1 >> UInt64(last - 64)) & 1 != 0
+                        if asked, key(name, YAMLNode(tree: self, index: Int(children[position + 1]))) { return true }
                     }
                 case .sequence:
                     break

@@ -139,12 +139,14 @@ struct LiteralSecretRule: LintRule {
         guard let root = file.document.root else { return [] }
         // Most files have no key and no value that could be one: a pass over the node tables says so
         // without walking the tree with a key path (a twentieth of lint's time when it always walked).
+        // Only keys that end as a secret name or `headers` does, and values long enough for a PEM armour, are asked about.
         let suspect = root.tree.anyScalar(
+            keyEndings: Self.suspectKeyEndings,
             key: { name, value in
                 Self.looksSecret(utf8: name)
                     || (Self.isHeaders(name) && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
             },
-            value: Self.mayHoldPrivateKey(utf8:))
+            shortestValue: Self.shortestPrivateKeyText, value: Self.mayHoldPrivateKey(utf8:))
         guard suspect else { return [] }
         var diagnostics: [Diagnostic] = []
         var budget = DescriptorDocument.maximumNodes
@@ -194,8 +196,21 @@ struct LiteralSecretRule: LintRule {
 
     /// ``mayHoldPrivateKey(_:)`` over a value's UTF-8 bytes.
     static func mayHoldPrivateKey(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count >= 13 && UTF8Search.contains("-----BEGIN", in: bytes) && UTF8Search.contains("KEY", in: bytes)
+        bytes.count >= shortestPrivateKeyText && UTF8Search.contains("-----BEGIN", in: bytes) && UTF8Search.contains("KEY", in: bytes)
     }
+
+    /// The fewest bytes that hold both `-----BEGIN` and `KEY`.
+    private static let shortestPrivateKeyText = 13
+
+    /// The ASCII bytes a key ends with when it may name a secret (``looksSecret(utf8:)``'s first test: a secret name,
+    /// or `_secret`, ends with the byte lowered) or is `headers`, a bit each in two words (bytes 0–63, 64–127).
+    private static let suspectKeyEndings: (UInt64, UInt64) = {
+        var words: (UInt64, UInt64) = (0, 0)
+        for byte in UInt8(0)..<0x80 where secretLengths[Int(byte | 0x20)] != 0 || byte == UInt8(ascii: "s") {
+            if byte < 64 { words.0 |= 1 << UInt64(byte) } else { words.1 |= 1 << UInt64(byte - 64) }
+        }
+        return words
+    }()
 
     private static let secretNameBytes = secretNames.map { Array($0.utf8) }
     private static let secretSuffix = Array("_secret".utf8)
