@@ -229,12 +229,11 @@ package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         /// Whether every byte of `word` is printable ASCII below `{` other than `%` (of no class). Each test is exact
         /// for each byte: no carry or borrow from one byte reaches the next.
         static func isPlain(_ word: UInt64) -> Bool {
-            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080, low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
             // Below 0x80 (checked first), adding 0x5F sets a byte's high bit from 0x21 on, and adding 0x05 from 0x7B on.
             guard word & high == 0, (word &+ 0x5F &* ones) & high == high, (word &+ 0x05 &* ones) & high == 0 else { return false }
-            let percent = word ^ (0x25 &* ones)
-            // The high bit of each byte that was `%`: none.
-            return ~(((percent & low) &+ low) | percent | low) == 0
+            // No byte that was `%`.
+            return UTF8Search.zeroBytes(word ^ (0x25 &* ones)) == 0
         }
 
         static let table: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in

@@ -40,8 +40,8 @@ struct YAMLComposer {
         // `\P` lengthen it).
         text = Run(capacity: bytes.count)
         children.reserveCapacity(expected)
-        // The children of the open collections, and the collections open at once: room for a descriptor's at the start,
-        // where both grew from nothing by doubling (four or five allocations a file).
+        // The collections open at once: room for a descriptor's at the start, where the list grew from nothing by
+        // doubling (their children's run starts with room for 64).
         open.reserveCapacity(8)
         if let base = bytes.baseAddress {
             yaml_parser_set_input_string(&parser, base, bytes.count)

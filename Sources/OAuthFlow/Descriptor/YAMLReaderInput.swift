@@ -96,15 +96,9 @@ struct YAMLReaderInput: ~Copyable {
         let high: UInt64 = 0x8080_8080_8080_8080
         // A byte at or above 0x80; one below 0x20 that is not a line feed; one equal to 0x7F. Each test is exact for
         // each byte (no borrow from one byte reaches the next), so a line feed lets the bytes around it through.
-        let below = zeroBytes(word & (0xE0 &* ones)) & ~zeroBytes(word ^ (0x0A &* ones))
-        let delete = zeroBytes(word ^ (0x7F &* ones))
+        let below = UTF8Search.zeroBytes(word & (0xE0 &* ones)) & ~UTF8Search.zeroBytes(word ^ (0x0A &* ones))
+        let delete = UTF8Search.zeroBytes(word ^ (0x7F &* ones))
         return (word & high) | below | delete
-    }
-
-    /// The high bit of each byte of `word` that is zero, and no other bit.
-    private static func zeroBytes(_ word: UInt64) -> UInt64 {
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        return ~(((word & low) &+ low) | word | low)
     }
 
     /// The length of the multi-byte UTF-8 sequence at `index` when it decodes as libyaml's reader decodes it (no

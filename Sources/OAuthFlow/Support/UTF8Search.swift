@@ -19,6 +19,13 @@ extension String {
 
 /// Searching runs of UTF-8 bytes.
 package enum UTF8Search {
+    /// The high bit of each byte of `word` that is zero, and no other bit: exact for each byte (no carry from one byte
+    /// reaches the next), for tests of eight bytes at a time.
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((word & low) &+ low) | word | low)
+    }
+
     /// Whether every byte is ASCII.
     package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for byte in bytes where byte >= 0x80 { return false }
