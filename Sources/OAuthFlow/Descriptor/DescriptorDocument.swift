@@ -210,7 +210,8 @@ package struct DescriptorDocument {
         // Composed from the bytes in place; a `String` of the text is made only for a syntax error's message.
         let root: YAMLNode?
         do {
-            root = try YAMLTree.compose(bytes: data, maximumDepth: maximumDepth, characters: characters)?.root
+            // Text the count refused goes through libyaml's reader, which says where; it is not counted again.
+            root = try YAMLTree.compose(bytes: data, maximumDepth: maximumDepth, throughReader: characters == nil, characters: characters)?.root
         } catch {
             let text = String(decoding: data, as: UTF8.self)
             let (message, position) = YAMLErrorDescription.describe(error, in: text)
