@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What libyaml's reader costs on a corpus (Docs/benchmarks.md, "libyaml's reader left out"): builds
+# What libyaml's reader costs on a corpus (Docs/benchmarks.md, "Stages, and libyaml's reader"): builds
 # events-handed.c with the toolchain's clang as lint's copy of libyaml is built, then counts instructions with
 # callgrind through the reader (--reader) and with the text handed over. Usage: reader-cost.sh CORPUS_DIR
 set -euo pipefail

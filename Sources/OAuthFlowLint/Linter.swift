@@ -306,7 +306,7 @@ public struct Linter: Sendable {
     /// Each file's findings of `rules` (rules that check one file at a time), in rule order. Rule by rule over the
     /// files, not file by file over the rules: a rule's code is then read into the processor's instruction cache once
     /// for all of them, where forty rules in turn for each file evicted each other every time (Docs/benchmarks.md,
-    /// "Cache misses").
+    /// "What the measurements decided").
     private static func findings(of files: [LintFile], by rules: [any LintRule]) -> [[Diagnostic]] {
         var found = [[Diagnostic]](repeating: [], count: files.count)
         for rule in rules {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import OAuthFlowLint
 
-/// The reporters write each diagnostic in place (Docs/benchmarks.md, "A corpus that draws warnings"): no line
+/// The reporters write each diagnostic in place (Docs/benchmarks.md, "What the measurements decided"): no line
 /// interpolated and escaped whole, no `JSONEncoder`, no Foundation `replacingOccurrences`. Each writes what the plain
 /// formulation it replaced wrote, byte for byte, over texts a hostile descriptor or file name can hold.
 @Suite struct ReporterOutputTests {

@@ -321,7 +321,7 @@ struct PlainObject {
     // Each reader below is generic over its key only to read the key's name: the work is done once, by name, in a
     // function that is not generic (`@inline(never)`), where a copy of it specialized for each section's keys made the
     // decoding of one descriptor run through some sixty kilobytes of code, more than the processor's instruction cache
-    // holds (Docs/benchmarks.md, "Cache misses").
+    // holds (Docs/benchmarks.md, "What the measurements decided").
 
     private func value(_ name: String) -> JSONValue? {
         reader.value(name, node: node, shape: shape, table: table)
