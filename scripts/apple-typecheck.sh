@@ -77,12 +77,66 @@ def without_module_name(flags):
     return flags[:index] + flags[index + 2:]
 
 
+# A compile's diagnostics name the Apple view of a file (below) by its own path, which has the same lines.
+VIEWS = os.path.join(OUT, "views")
+OWN_WARNING = re.compile(r"^(?:%s/)?(?:Sources|Examples|Tests)/[^:\n]+:\d+:\d+: warning: " % re.escape(ROOT), re.M)
+
+
 def run(command, what):
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if result.stdout.strip():
-        print(result.stdout.rstrip())
+    output = re.sub(re.escape(VIEWS) + r"/(?:macOS|iOS)/", "", result.stdout).strip()
+    if output:
+        print(output)
     if result.returncode != 0:
         fail(f"{what} does not type-check against the shims (the compiler's diagnostics are above)")
+    # The package's own code compiles without a warning in an Apple build too (dependencies' warnings are theirs).
+    if OWN_WARNING.search(output):
+        fail(f"{what} has warnings in an Apple build (above): the package's own code has none")
+
+
+# --- the Apple view of a file -----------------------------------------------------------------------------
+# A Linux compiler takes a file's Linux branches. Each file that tests the platform is copied under
+# .build/apple-shims/views/<platform>/, line for line, with its `#if` and `#elseif` conditions as an Apple build
+# evaluates them: Linux's C libraries and systems false, `os(macOS)` or `os(iOS)` true (one view each, where they
+# differ). `canImport(Darwin)` and `canImport(MachO)` are true because the shims of those modules are on the include
+# path; `canImport(FoundationNetworking)` is left as it is (true here), since Linux's URLSession lives there.
+APPLE_FALSE = re.compile(r"canImport\((?:Glibc|Musl|Bionic|Android|WinSDK|WASILibc|ucrt)\)"
+                         r"|os\((?:Linux|Android|Windows|FreeBSD|OpenBSD|WASI|Cygwin|Haiku|PS4|none)\)"
+                         r"|_runtime\(_Native\)|targetEnvironment\((?:simulator|macCatalyst)\)")
+APPLE_OS = re.compile(r"os\((macOS|OSX|iOS|tvOS|watchOS|visionOS)\)")
+DIRECTIVE = re.compile(r"^(\s*#(?:if|elseif)\b)(.*)$", re.M)
+PLATFORMS = ("macOS", "iOS")
+
+
+def apple_view(text, platform):
+    def condition(match):
+        value = APPLE_FALSE.sub("false", match.group(2)).replace("_runtime(_ObjC)", "true")
+        value = APPLE_OS.sub(lambda os_: "true" if os_.group(1) in (platform, "OSX" if platform == "macOS" else "") else "false", value)
+        return match.group(1) + value
+    return DIRECTIVE.sub(condition, text)
+
+
+def viewed(sources, platform):
+    """`sources` as an Apple build on `platform` sees them: (the paths to compile, the project's files whose view
+    differs from what a Linux build compiles)."""
+    paths, changed = [], []
+    for source in sources:
+        relative = os.path.relpath(os.path.realpath(source), ROOT)
+        if not source.endswith(".swift") or relative.split(os.sep)[0] not in ("Sources", "Examples", "Tests"):
+            paths.append(source)
+            continue
+        text = open(source, encoding="utf-8").read()
+        view = apple_view(text, platform)
+        if view == text:
+            paths.append(source)
+            continue
+        path = os.path.join(VIEWS, platform, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(view)
+        paths.append(path)
+        changed.append(path)
+    return paths, changed
 
 
 # --- 1. the shim modules -----------------------------------------------------------------------------
@@ -112,7 +166,34 @@ while len(built) < len(shim_modules):
              "-I", OUT] + base + shim_files[name], f"the shim {name}")
         built.add(name)
 
-# --- 2. every target whose files test a condition the shims make true ------------------------------------
+# --- the shims' own test: what an Apple build refuses is refused here ------------------------------------------
+# scripts/fixtures/apple-typecheck: each file that names `expect:` lines must be refused in its macOS view, with an
+# error or warning that quotes each of them (the two lines that once kept the package from building for Apple platforms
+# are there), and each other file must type-check with no error and no warning. A shim that stopped refusing them fails
+# the check.
+FIXTURES = os.path.join(ROOT, "scripts", "fixtures", "apple-typecheck")
+for fixture in sorted(glob.glob(os.path.join(FIXTURES, "*.swift"))):
+    expected = re.findall(r"^// expect: (.+)$", open(fixture, encoding="utf-8").read(), re.M)
+    view = os.path.join(VIEWS, "fixtures", os.path.basename(fixture))
+    os.makedirs(os.path.dirname(view), exist_ok=True)
+    with open(view, "w", encoding="utf-8") as file:
+        file.write(apple_view(open(fixture, encoding="utf-8").read(), "macOS"))
+    result = subprocess.run(["swiftc", "-typecheck", "-module-name", "Fixture", "-I", OUT] + base + [view],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    name = os.path.relpath(fixture, ROOT)
+    findings = [line for line in result.stdout.splitlines() if re.search(r": (?:error|warning): ", line)]
+    if expected:
+        missing = [quoted for quoted in expected if not any(quoted in line for line in findings)]
+        if missing:
+            print(result.stdout.rstrip())
+            fail(f"{name}: the shims no longer refuse what an Apple build refuses: {', '.join(missing)}")
+    elif result.returncode != 0 or findings:
+        print(result.stdout.rstrip())
+        fail(f"{name}: what an Apple build compiles does not type-check cleanly against the shims")
+
+# --- 2. every target with a file an Apple build compiles otherwise ------------------------------------------
+# Each file that tests a condition the shims make true, or whose Apple view differs from the Linux build's, is
+# type-checked in full in its Apple view, once as macOS sees it and again as iOS does where that differs.
 condition = re.compile(r"canImport\((%s)\)|%s" % ("|".join(map(re.escape, shim_modules)), DEFINE))
 covered_sources = set()
 checked = []
@@ -124,25 +205,9 @@ with open(probe, "w", encoding="utf-8") as file:
     file.write("#if !(%s && %s)\n#error(\"apple-typecheck: this compile does not see the shims\")\n#endif\n"
                % (" && ".join(f"canImport({name})" for name in shim_modules), DEFINE))
 
-# OAuthFlowApple first, whole, as a module: what it declares only on Apple platforms (`KeychainTokenStore.init`,
-# `SecureEnclaveDPoPKeys()`) is then there for the tests and examples that use it, which see this module first.
-flags, sources = checking(invocations["OAuthFlowApple"])
-run(["swiftc", "-emit-module", "-emit-module-path", os.path.join(OUT, "OAuthFlowApple.swiftmodule"), "-I", OUT, "-D", DEFINE] + flags + sources
-    + [probe], "OAuthFlowApple")
-checked.append(f"OAuthFlowApple ({len(sources)} files)")
-covered_sources.update(os.path.realpath(source) for source in sources)
 
-for module, args in sorted(invocations.items()):
-    if module == "OAuthFlowApple":
-        continue
-    flags, sources = checking(args)
-    covered_sources.update(os.path.realpath(source) for source in sources)
-    # The project's own files (a dependency's Apple branches are its own to check; a build's generated files test
-    # nothing), in Sources/, Examples/ and Tests/ (where the docs' Apple-only examples are compiled).
-    own = [source for source in sources if os.path.relpath(os.path.realpath(source), ROOT).split(os.sep)[0] in ("Sources", "Examples", "Tests")]
-    primaries = [source for source in own if source.endswith(".swift") and condition.search(open(source, encoding="utf-8").read())]
-    if not primaries:
-        continue
+def typecheck(module, flags, sources, primaries, platform):
+    """Type-checks `primaries` in full, within the module `sources` make."""
     # The frontend job the driver runs for one file, made to type-check each of these files in full.
     driver = ["swiftc", "-typecheck", "-I", OUT, "-D", DEFINE, "-driver-print-jobs"] + flags + sources
     jobs = subprocess.run(driver, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -164,10 +229,40 @@ for module, args in sorted(invocations.items()):
         command = frontend + ["-filelist", filelist.name]
         for primary in primaries + [probe]:
             command += ["-primary-file", primary]
-        run(command, module)
+        run(command, f"{module} ({platform})")
     finally:
         os.unlink(filelist.name)
-    checked.append(f"{module} ({len(primaries)} of {len(sources)} files)")
+    checked.append(f"{module} on {platform} ({len(primaries)} of {len(sources)} files)")
+
+
+# Two modules first, whole, as modules in their macOS view, which the rest then see instead of the build's: OAuthFlowFiles,
+# which re-exports the C library (Darwin, so that the launcher's calls meet Darwin's declarations), and OAuthFlowApple:
+# what it declares only on Apple platforms (`KeychainTokenStore.init`, `SecureEnclaveDPoPKeys()`) is then there for the
+# tests and examples that use it.
+for first in ("OAuthFlowFiles", "OAuthFlowApple"):
+    flags, sources = checking(invocations[first])
+    first_sources, _ = viewed(sources, "macOS")
+    run(["swiftc", "-emit-module", "-emit-module-path", os.path.join(OUT, first + ".swiftmodule"), "-I", OUT, "-D", DEFINE] + flags
+        + first_sources + [probe], first)
+    checked.append(f"{first} on macOS ({len(sources)} files)")
+
+for module, args in sorted(invocations.items()):
+    flags, sources = checking(args)
+    covered_sources.update(os.path.realpath(source) for source in sources)
+    views = {platform: viewed(sources, platform) for platform in PLATFORMS}
+    mac, mac_changed = views["macOS"]
+    ios, _ = views["iOS"]
+    # The project's own files (a dependency's Apple branches are its own to check; a build's generated files test
+    # nothing), in Sources/, Examples/ and Tests/ (where the docs' Apple-only examples are compiled).
+    own = {source for source in sources if os.path.relpath(os.path.realpath(source), ROOT).split(os.sep)[0] in ("Sources", "Examples", "Tests")}
+    primaries = [view for source, view in zip(sources, mac) if view in mac_changed
+                 or (source in own and source.endswith(".swift") and condition.search(open(source, encoding="utf-8").read()))]
+    if primaries and module not in ("OAuthFlowFiles", "OAuthFlowApple"):
+        typecheck(module, flags, mac, primaries, "macOS")
+    ios_primaries = [view for view, other in zip(ios, mac)
+                     if view != other and open(view, encoding="utf-8").read() != open(other, encoding="utf-8").read()]
+    if ios_primaries:
+        typecheck(module, flags, ios, ios_primaries, "iOS")
 
 # --- 3. examples that use OAuthFlowApple and that no target holds ------------------------------------------
 examples = {}
@@ -217,7 +312,8 @@ for example, files in sorted(examples.items()):
     if not files:
         continue
     name = re.sub(r"\W", "", example) + "TypeCheck"
-    run(["swiftc", "-typecheck", "-module-name", name, "-I", OUT, "-D", DEFINE] + base + files + [probe], f"Examples/{example}")
+    run(["swiftc", "-typecheck", "-module-name", name, "-I", OUT, "-D", DEFINE] + base + viewed(files, "macOS")[0] + [probe],
+        f"Examples/{example}")
     checked.append(f"Examples/{example} ({len(files)} files)")
 
 if not checked:

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import MachO  // _NSGetExecutablePath (<mach-o/dyld.h>), which Darwin does not export
 #endif
 
 /// Reads small files that a user or another program may have replaced with something odd.
@@ -166,7 +167,7 @@ public enum RawFile {
         var buffer = [CChar](repeating: 0, count: 4096)
         var size = UInt32(buffer.count)
         guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
-        return resolved(String(cString: buffer))
+        return resolved(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         #else
         return resolved("/proc/self/exe")
         #endif

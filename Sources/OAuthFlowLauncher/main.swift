@@ -155,12 +155,48 @@ func statOwnExecutable(_ own: inout stat) -> Bool {
     return stat(CommandLine.arguments[0], &own) == 0
 }
 
+/// Writes `message` to standard error and exits with `status`.
+func fail(_ message: String, _ status: Int32) -> Never {
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(status)
+}
+
+/// Makes `input` the standard input of the program this process is about to become: written whole, now, into one end
+/// of a socket pair whose other end becomes descriptor 0. Nothing is left to write once `execv` replaces this process,
+/// so no second process is needed (Swift marks `fork()` unavailable on Apple platforms), and no file ever holds the
+/// request. A socket pair rather than a pipe: a pipe holds 64 KiB at most (on macOS 16 KiB when the system is short of
+/// pipe memory), less than the 64 KiB and one byte the full command must see to refuse an oversize request, while a
+/// socket's buffers can be asked for a megabyte. Should the system still buffer less, the hand-over fails with a
+/// message rather than waiting for a reader that does not exist yet.
+func feedStandardInput(_ input: [UInt8]) {
+    func refuse(_ what: String) -> Never {
+        fail("oauthflow: cannot hand git's request to the full command (\(what): \(String(cString: strerror(errno))))\n", 1)
+    }
+    var ends: [Int32] = [0, 0]
+    #if canImport(Glibc)
+    let stream = Int32(SOCK_STREAM.rawValue)
+    #else
+    let stream: Int32 = SOCK_STREAM
+    #endif
+    guard socketpair(AF_UNIX, stream, 0, &ends) == 0 else { refuse("socketpair") }
+    var room: Int32 = 1 << 20
+    _ = setsockopt(ends[1], SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+    _ = setsockopt(ends[0], SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+    guard fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK) == 0 else { refuse("fcntl") }
+    var rest = input[...]
+    while !rest.isEmpty {
+        let written = rest.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { refuse("\(input.count) bytes not buffered") }
+        rest = rest.dropFirst(written)
+    }
+    close(ends[1])
+    guard dup2(ends[0], 0) == 0 else { refuse("dup2") }
+    close(ends[0])
+}
+
 /// Runs the full command in this process's place, with `input` (already read) as its standard input.
 func handOver(input: [UInt8]?) -> Never {
-    func fail(_ message: String, _ status: Int32) -> Never {
-        _ = message.withCString { write(2, $0, strlen($0)) }
-        exit(status)
-    }
     guard let full = fullCommand() else { fail("oauthflow: cannot find its own executable to run oauthflow-full beside it\n", 127) }
     // Installed the wrong way round (this launcher as oauthflow-full too), the hand-over would run itself forever.
     var target = stat()
@@ -170,28 +206,7 @@ func handOver(input: [UInt8]?) -> Never {
     {
         fail("oauthflow: \(full) is this launcher, not the full command: install the build's `oauthflow` there (README, \"The CLI\")\n", 126)
     }
-    if let input {
-        // The request already read goes to the full command through a pipe, written by a child process (this one
-        // is single-threaded, so forking is safe): no file ever holds it, whatever its size.
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { fail("oauthflow: cannot hand git's request to the full command: \(String(cString: strerror(errno)))\n", 1) }
-        let writer = fork()
-        guard writer >= 0 else { fail("oauthflow: cannot hand git's request to the full command: \(String(cString: strerror(errno)))\n", 1) }
-        if writer == 0 {
-            close(ends[0])
-            var rest = input[...]
-            while !rest.isEmpty {
-                let written = rest.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { break }
-                rest = rest.dropFirst(written)
-            }
-            _exit(0)
-        }
-        close(ends[1])
-        dup2(ends[0], 0)
-        close(ends[0])
-    }
+    if let input { feedStandardInput(input) }
     var argv = CommandLine.arguments.map { strdup($0) }
     argv.append(nil)
     execv(full, argv)

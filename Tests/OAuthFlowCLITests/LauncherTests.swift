@@ -118,6 +118,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("github--default.json").path))
     }
 
+    /// git's request reaches the full command whole, however large: at the 64 KiB the full command reads, it answers;
+    /// one byte over, it refuses the request by its size, which it can only do having been handed every byte.
+    @Test func aRequestOfAnySizeReachesTheFullCommandWhole() async throws {
+        try await save(expiresIn: 3600)
+        let request = "protocol=https\nhost=github.com\n"
+        let padding = "x" + String(repeating: "y", count: GitCredentialLines.maximumSize - request.utf8.count - "x=\n\n".utf8.count - 1)
+        let largest = request + "x=" + padding + "\n\n"
+        #expect(largest.utf8.count == GitCredentialLines.maximumSize)
+        let answered = try await run(["credential", "git", "get"], input: largest)
+        #expect(answered.status == 0 && answered.stdout.hasPrefix("username=x-access-token\npassword=gho_launcher\n"), "\(answered.stderr)")
+        let refused = try await run(["credential", "git", "get"], input: largest + "z")
+        #expect(refused.status == 1 && refused.stderr.contains("larger than 64 KiB"), "\(refused.stderr)")
+    }
+
     @Test func oddCallsGetTheFullCommandsAnswer() async throws {
         try await save(expiresIn: 3600)
         try await withoutTheFullCommand { () async throws -> Void in

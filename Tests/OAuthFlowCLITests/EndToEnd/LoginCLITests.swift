@@ -172,7 +172,11 @@ struct LoginCLITests {
     @Test func fixedPortAlreadyTakenIsAClearError() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
+        #if canImport(Glibc)
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let holder = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         defer { close(holder) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -134,7 +134,7 @@ private func mode(_ path: String) -> mode_t {
         try await store.save(sampleSession())
         let old = store.directory.appendingPathComponent(".abandoned.tmp").path
         let fresh = store.directory.appendingPathComponent(".in-progress.tmp").path
-        for path in [old, fresh] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        for path in [old, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
         var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
         try await store.save(sampleSession())

@@ -193,7 +193,7 @@ import Testing
         #expect(try setup.oauth().manualSignIn(to: "simulated") == nil)
         #expect(!pending.claim(for: key, state: newerState), "taken once")
 
-        FileManager.default.createFile(atPath: setup.pendingPath, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: setup.pendingPath, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
         #expect(!pending.claim(for: key, state: newerState))
         #expect(FileManager.default.contents(atPath: setup.pendingPath) == Data("{not json".utf8))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: setup.sessions.path).filter { $0.contains(".claimed-") }

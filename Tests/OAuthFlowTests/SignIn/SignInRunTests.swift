@@ -72,7 +72,7 @@ import Testing
         let key = SessionKey(providerID: "simulated")
         try FileManager.default.createDirectory(
             at: directory.url.appendingPathComponent("sessions"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        FileManager.default.createFile(atPath: store.path(for: key), contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: store.path(for: key), contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
         let kept = Locked<[String]>([])
         let run = SignInRun(client: try Simulated.appClient(simulated))
         _ = try await run.run(Simulated.Approving(simulated: simulated), in: store) { path in kept.withLock { $0.append(path) } }
