@@ -39,7 +39,8 @@ extension OAuth {
     ///   - grantManagement: What to ask of the grant (FAPI Grant Management), `.create` or `.merge(grantID:)`; nil
     ///     keeps the client settings' (`ClientSettings.grantManagement`).
     ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470);
-    ///     the new ID token's `acr` and `auth_time` must meet it.
+    ///     the new ID token's `acr` and `auth_time` must meet it, and the descriptor's `authorization.acr_values` and
+    ///     `max_age`, which stay in force: a step-up can only add to them.
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and

@@ -204,7 +204,8 @@ public final class WebSignIn: Sendable {
     ///   - returnTo: Where to send the user afterwards: a same-origin path (`/account`);
     ///     anything else (an absolute URL, `//host`, a backslash, control characters) becomes `/`.
     ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
-    ///     `acr_values` and `max_age` go in the request, and the callback's ID token must meet them.
+    ///     `acr_values` and `max_age` go in the request, and the callback's ID token must meet them. It only adds to
+    ///     what the descriptor asks of every sign-in (`authorization.acr_values`, `max_age`), which stays in force.
     public func start(_ providerID: String, returnTo: String? = nil, stepUp: ProtectedResource.StepUp? = nil) async -> WebResponse {
         do {
             guard let client = clients[providerID] else {

@@ -159,6 +159,57 @@ import OAuthFlow
         #expect(negative.status == 64)
     }
 
+    /// A step-up only adds to what the descriptor asks of every sign-in (RFC 9470 §4, §6.1): a challenge naming the
+    /// descriptor's class among weaker ones is advised with the descriptor's class alone, one naming only weaker classes
+    /// is said to be unmeetable, and `login --acr-values` with a weaker class is refused before any URL is printed
+    /// (seen failing with the challenge's classes replacing the descriptor's).
+    @Test func aStepUpChallengeCannotLowerTheDescriptorsClasses() async throws {
+        let challenge = Locked("urn:example:password urn:example:mfa")
+        let api = try HostileServer(
+            .fixedForPort { _ in
+                Data(
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error=\"insufficient_user_authentication\", acr_values=\"\(challenge.value)\", max_age=3600\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                        .utf8)
+            })
+        defer { api.stop() }
+        let setup = try Setup(port: api.port)
+        defer { setup.directory.cleanUp() }
+        let issuer = "http://127.0.0.1:\(api.port)"
+        try setup.directory.write(
+            "providers/guarded.yaml",
+            "schema_version: 1\nid: guarded\ndisplay_name: Guarded\nprotocol: oidc\nvariables:\n  port:\n    description: The port\n"
+                + "issuer: http://127.0.0.1:{port}\nendpoints:\n  authorization: http://127.0.0.1:{port}/authorize\n"
+                + "  token: http://127.0.0.1:{port}/token\n  jwks: http://127.0.0.1:{port}/jwks\nclient_auth:\n  methods: [none]\nscopes:\n  default: [openid]\n"
+                + "authorization:\n  acr_values: [urn:example:mfa]\n  max_age: 300\n")
+        try await setup.storeSession(provider: "guarded", scopes: ["openid"], valid: true)
+        let narrowed = try await setup.run(["call", "guarded", "\(issuer)/notes", "--account", "work"])
+        #expect(narrowed.status == 1)
+        #expect(narrowed.stderr.contains("--account work --acr-values urn:example:mfa --max-age 3600`"), "\(narrowed.stderr)")
+
+        challenge.value = "urn:example:password"
+        let weaker = try await setup.run(["call", "guarded", "\(issuer)/notes", "--account", "work"])
+        #expect(weaker.status == 1)
+        #expect(!weaker.stderr.contains("--acr-values"), "\(weaker.stderr)")
+        #expect(weaker.stderr.contains("none of which `guarded` accepts") && weaker.stderr.contains("urn:example:mfa"), "\(weaker.stderr)")
+
+        let login = try await setup.run([
+            "login", "guarded", "--client-id", "cli-public", "--var", "port=\(api.port)", "--no-browser", "--timeout", "1", "--acr-values",
+            "urn:example:password",
+        ])
+        #expect(login.status == 1, "\(login.stderr)")
+        #expect(login.stderr.contains("`authorization.acr_values`") && !login.stderr.contains("/authorize?"), "\(login.stderr)")
+
+        let asked = try await setup.run([
+            "login", "guarded", "--client-id", "cli-public", "--var", "port=\(api.port)", "--no-browser", "--timeout", "1", "--acr-values",
+            "urn:example:password urn:example:mfa",
+            "--max-age", "3600",
+        ])
+        let line = try #require(asked.stderr.split(separator: "\n").first { $0.contains("/authorize?") }, "\(asked.stderr)")
+        let url = try #require(URLComponents(string: String(line[line.range(of: "http://")!.lowerBound...])))
+        #expect(url.queryItems?.first { $0.name == "acr_values" }?.value == "urn:example:mfa")
+        #expect(url.queryItems?.first { $0.name == "max_age" }?.value == "300")
+    }
+
     /// `--add-scope` asks for the session's scopes plus the new one, with the session's client and variables:
     /// seen in the authorization URL `authorize-url` prints (nothing is sent anywhere).
     @Test func addScopeKeepsTheSessionsClientVariablesAndScopes() async throws {
@@ -424,5 +475,18 @@ import OAuthFlow
         #expect(result.stdout.contains("the descriptor declares the grant `refresh_token`, which the server's grant_types_supported (authorization_code) does not list; if the provider takes it all the same, record that with `- grant_types_supported: [refresh_token]` under `discovery.lacks` [online_grant_types]"),
                 "\(result.stdout)")
         #expect(!result.stdout.contains("grant `authorization_code`"))
+    }
+}
+
+/// A value a scripted server's answer reads and a test changes between requests.
+final class Locked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: String
+
+    init(_ value: String) { stored = value }
+
+    var value: String {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

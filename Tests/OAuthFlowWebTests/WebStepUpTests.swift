@@ -11,7 +11,7 @@ import OAuthFlow
 @Suite struct WebStepUpTests {
     static let origin = URL(string: "https://app.example.com")!
 
-    static func web(honours: Bool) async throws -> (OAuthFlowTesting.SimulatedProvider, WebSignIn) {
+    static func web(honours: Bool, required: [String]? = nil) async throws -> (OAuthFlowTesting.SimulatedProvider, WebSignIn) {
         var settings = OAuthFlowTesting.SimulatedProvider.Settings()
         settings.userAuthenticatedAgo = 3600
         settings.acrValuesSupported = ["urn:example:mfa"]
@@ -20,8 +20,10 @@ import OAuthFlow
         let simulated = try OAuthFlowTesting.SimulatedProvider(settings: settings)
         await simulated.register(SimulatedClient.public(id: "web-app", redirectURIs: [origin.appendingPathComponent("auth/simulated/callback")]))
         let key = try SessionKeyring.Key(id: "web-1", key: SymmetricKey(size: .bits256))
+        var descriptor = try simulated.descriptor()
+        descriptor.authorization.acrValues = required
         let web = try WebSignIn(
-            providers: [(try simulated.provider(), ClientSettings(clientID: "web-app"))], origin: origin, keyring: SessionKeyring(current: key),
+            providers: [(try descriptor.resolve([:]), ClientSettings(clientID: "web-app"))], origin: origin, keyring: SessionKeyring(current: key),
             environment: simulated.environment)
         return (simulated, web)
     }
@@ -56,5 +58,18 @@ import OAuthFlow
         let (simulated, web) = try await Self.web(honours: false)
         let (_, finished) = try await Self.signIn(simulated, web, stepUp: .init(maximumAge: 300))
         #expect(finished.failureCode == "id_token_rejected", "\(finished)")
+    }
+
+    /// The descriptor's `authorization.acr_values` stay in force (RFC 9470 §4): a challenge naming only a weaker class
+    /// starts nothing, and one naming the descriptor's among others asks the descriptor's alone (seen failing with the
+    /// challenge's classes replacing the descriptor's).
+    @Test func aStepUpCannotLowerTheDescriptorsClasses() async throws {
+        let (simulated, web) = try await Self.web(honours: true, required: ["urn:example:mfa"])
+        let weaker = await web.start("simulated", stepUp: .init(acrValues: ["urn:example:password"]))
+        #expect(weaker.status != 302 && !weaker.headers.contains { $0.name == "Location" }, "\(weaker)")
+
+        let (location, finished) = try await Self.signIn(simulated, web, stepUp: .init(acrValues: ["urn:example:password", "urn:example:mfa"]))
+        #expect(Self.query(location, "acr_values") == "urn:example:mfa")
+        #expect(try finished.get().idToken?.all["acr"]?.stringValue == "urn:example:mfa")
     }
 }

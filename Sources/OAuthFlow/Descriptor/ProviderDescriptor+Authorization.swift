@@ -64,7 +64,7 @@ extension DescriptorSchema {
         ),
         SectionKey(
             \.acrValues, { $0.acrValues = $1 }, "acr_values", .list(.string()),
-            "The authentication context classes every sign-in through the browser asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them; a device or platform sign-in, which cannot ask them, is refused. Needs `protocol: oidc`; written in `extra_params` or `scopes.offline.params` instead they would be sent and never checked, which resolving refuses."
+            "The authentication context classes every sign-in through the browser asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host or an API's step-up that asks its own (`ClientConfiguration.acrValues`, RFC 9470) can only narrow them: those of its classes listed here are asked, and one naming none of them is refused; a device or platform sign-in, which cannot ask them, is refused. Needs `protocol: oidc`; written in `extra_params` or `scopes.offline.params` instead they would be sent and never checked, which resolving refuses."
         ),
         SectionKey(
             \.maxAge, { $0.maxAge = $1 }, "max_age", .integer(0...2_147_483_647),

@@ -40,7 +40,10 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// Nil asks nothing. Checked only in an OpenID Connect sign-in, the one that returns an ID token.
     public var maximumAuthenticationAge: Int? = nil
     /// The authentication context classes asked for, preferred first (OpenID Connect `acr_values`, RFC 9470
-    /// step-up, such as a phishing-resistant factor): the ID token's `acr` must be one of them. Empty asks none.
+    /// step-up, such as a phishing-resistant factor): the ID token's `acr` must be one of them. Empty asks none. Where
+    /// the descriptor asks classes of every sign-in (`authorization.acr_values`), those of these it lists are asked,
+    /// and a sign-in naming none of them is refused (``FlowError`` `step_up`): a client cannot lower what the
+    /// descriptor requires.
     public var acrValues: [String] = []
 
     public init(

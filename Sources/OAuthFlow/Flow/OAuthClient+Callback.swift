@@ -198,7 +198,7 @@ extension OAuthClient {
     /// - Parameter route: The sign-in, as the message names it.
     /// - Throws: ``FlowError`` `step_up` when a step-up is asked.
     func refuseStepUp(in route: String) throws {
-        let stepUp = PendingAuthorization.Request.authentication(configuration, provider.policy)
+        let stepUp = try PendingAuthorization.Request.authentication(configuration, provider)
         guard stepUp.acrValues.isEmpty, stepUp.maximumAge == nil else {
             throw FlowError(
                 .stepUp,

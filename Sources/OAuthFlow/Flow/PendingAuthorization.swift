@@ -100,10 +100,10 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             }
             // The host's resources replace any the descriptor fixes.
             if !client.resources.isEmpty { extra["resource"] = nil }
-            // Step-up (OpenID Connect `max_age` and `acr_values`, RFC 9470): what the host asks, else what the descriptor
-            // asks of every sign-in (`authorization.acr_values`, `max_age`), is checked in the ID token, so only an OpenID
-            // Connect sign-in may ask it.
-            let authentication = Self.authentication(client, provider.policy)
+            // Step-up (OpenID Connect `max_age` and `acr_values`, RFC 9470): what the descriptor asks of every sign-in
+            // (`authorization.acr_values`, `max_age`), narrowed by what the host or an API's step-up asks, is checked in the
+            // ID token, so only an OpenID Connect sign-in may ask it.
+            let authentication = try Self.authentication(client, provider)
             let stepUp = try Self.authenticationParameters(authentication, provider: provider, scopes: scopes)
             for (name, _) in stepUp { extra[name] = nil }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
@@ -143,12 +143,26 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             acrValues = authentication.acrValues
         }
 
-        /// The step-up a sign-in asks: the client's classes where it names any, else the provider's (classes have no order
-        /// to keep the stronger by); and the shorter of the two ages, so that a client can ask a fresher sign-in than the
+        /// The step-up a sign-in asks, which neither the host nor an API's step-up can make weaker than the descriptor's
+        /// (RFC 9470 §4, §6.1: a step-up adds to what the client requires): of the descriptor's classes, those the client
+        /// names too, in the client's order of preference (all of them when it names none; the client's when the
+        /// descriptor names none); and the shorter of the two ages, so that a client can ask a fresher sign-in than the
         /// provider's but never an older one.
-        static func authentication(_ client: ClientConfiguration, _ policy: Provider.Policy) -> (acrValues: [String], maximumAge: Int?) {
+        ///
+        /// - Throws: ``FlowError`` `step_up` when the client names classes, none of which the descriptor accepts: no
+        ///   ID token could meet both.
+        static func authentication(_ client: ClientConfiguration, _ provider: Provider) throws -> (acrValues: [String], maximumAge: Int?) {
+            let policy = provider.policy
             let ages = [client.maximumAuthenticationAge, policy.maximumAuthenticationAge].compactMap { $0 }
-            return (client.acrValues.isEmpty ? policy.acrValues : client.acrValues, ages.min())
+            guard let classes = ProtectedResource.StepUp.classes(client.acrValues, within: policy.acrValues) else {
+                // An API's challenge names these: escaped, as any text from a server is.
+                let asked = TerminalText.escaped(String(client.acrValues.joined(separator: " ").prefix(200)))
+                throw FlowError(
+                    .stepUp,
+                    "the sign-in asks for the authentication class \(asked) (`acr_values`, the host's or an API's step-up), none of which `\(provider.id)` accepts: its descriptor asks every sign-in for one of \(policy.acrValues.joined(separator: " ")) (`authorization.acr_values`), and a step-up can only add to that"
+                )
+            }
+            return (classes, ages.min())
         }
 
         /// `max_age` and `acr_values`, when the sign-in asks them.

@@ -37,10 +37,23 @@ extension ProtectedResource {
         }
 
         /// Puts what this step-up asks for in a client's `acr_values` and `max_age` (those it leaves out are kept). Of
-        /// two ages the shorter is kept: a step-up makes a sign-in fresher, never older than the client asks.
+        /// two ages the shorter is kept: a step-up makes a sign-in fresher, never older than the client asks. The
+        /// descriptor's own `authorization.acr_values` and `max_age` stay in force whatever the client asks: a sign-in
+        /// asks, and its ID token must meet, both (RFC 9470 §4, §6.1).
         package func apply(acrValues: inout [String], maximumAuthenticationAge: inout Int?) {
             if !self.acrValues.isEmpty { acrValues = self.acrValues }
             if let maximumAge { maximumAuthenticationAge = min(maximumAuthenticationAge ?? maximumAge, maximumAge) }
+        }
+
+        /// The authentication context classes that meet both `asked` and `required` (each a list of which any one
+        /// will do): `asked` in its order, narrowed to `required`, so that what is asked can only add to what is
+        /// required; either list alone when the other is empty.
+        ///
+        /// - Returns: Nil when both name classes and none is in both: no authentication could meet the two.
+        package static func classes(_ asked: [String], within required: [String]) -> [String]? {
+            guard !asked.isEmpty, !required.isEmpty else { return asked.isEmpty ? required : asked }
+            let both = asked.filter(required.contains)
+            return both.isEmpty ? nil : both
         }
 
         /// The error code of a step-up challenge (RFC 9470 §3).

@@ -12,7 +12,8 @@ extension Provider {
         /// Fixed parameters added to every authorization request.
         public var authorizationParameters: [String: String]
         /// The authentication context classes every browser sign-in asks for and finds in the ID token's `acr`
-        /// (`authorization.acr_values`), unless the client asks its own (``ClientConfiguration/acrValues``); empty asks none.
+        /// (`authorization.acr_values`); a client that asks its own (``ClientConfiguration/acrValues``, a step-up) narrows
+        /// them, never widens them; empty asks none.
         public var acrValues: [String] = []
         /// The most seconds since the user authenticated that a browser sign-in accepts, checked against the ID token's
         /// `auth_time` (`authorization.max_age`); a client may ask a shorter one, never a longer one; nil asks none.

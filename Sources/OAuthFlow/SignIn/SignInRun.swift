@@ -37,7 +37,9 @@ public struct SignInRun: Sendable {
 
     /// This run asking for `stepUp` (RFC 9470 §4, the answer to an API's `insufficient_user_authentication`):
     /// the same client and discovery cache, its authorization requests carrying `acr_values` and `max_age`, and
-    /// the new ID token's `acr` and `auth_time` checked against them.
+    /// the new ID token's `acr` and `auth_time` checked against them. The descriptor's own `authorization.acr_values`
+    /// and `max_age` stay in force (RFC 9470 §4, §6.1): of its classes those the step-up names are asked, a step-up
+    /// naming none of them fails to start (``FlowError`` `step_up`), and the shorter of the two ages is asked.
     public func steppedUp(_ stepUp: ProtectedResource.StepUp) -> SignInRun {
         var configuration = client.configuration
         stepUp.apply(acrValues: &configuration.acrValues, maximumAuthenticationAge: &configuration.maximumAuthenticationAge)

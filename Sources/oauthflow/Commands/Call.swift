@@ -36,7 +36,7 @@ extension OAuthFlowCommand {
                 try await callAsService()
                 return
             }
-            let (response, stored) = try await session.withManager(validToken: true) { manager, stored, provider in
+            let (response, stored, required) = try await session.withManager(validToken: true) { manager, stored, provider in
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
                     // A resource whose scope was not granted would only answer 403: say why, and how to add the scope.
@@ -54,9 +54,10 @@ extension OAuthFlowCommand {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
-                return (try await manager.perform(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])), stored)
+                let response = try await manager.perform(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                return (response, stored, Required(providerID: provider.id, classes: provider.policy.acrValues))
             }
-            try report(response) { session.signInAgain(stored, extra: $0).text }
+            try report(response, required: required) { session.signInAgain(stored, extra: $0).text }
         }
 
         /// The client as `token client` resolves it, with this command's flags.
@@ -82,20 +83,27 @@ extension OAuthFlowCommand {
             }
             let response = try await ServiceOptions.withServiceTokens(
                 registry: registry, overrides: overrides, provider: name, scopes: wanted.scopes, call)
-            try report(response, signIn: nil)
+            try report(response, required: nil, signIn: nil)
+        }
+
+        /// The authentication context classes the session's descriptor asks of every sign-in (`authorization.acr_values`).
+        struct Required {
+            let providerID: String
+            let classes: [String]
         }
 
         /// Reports the API's answer; `signIn` makes the command that signs the session in again with extra flags (nil
-        /// for the client's own token, which no sign-in renews).
-        private func report(_ response: TransportResponse, signIn: (([String]) -> String)?) throws {
-            Output.stderr("HTTP \(response.status)\(Self.refusal(response, signIn: signIn).map { ": " + $0 } ?? "")\n")
+        /// for the client's own token, which no sign-in renews), at the provider that `required` names.
+        private func report(_ response: TransportResponse, required: Required?, signIn: (([String]) -> String)?) throws {
+            Output.stderr("HTTP \(response.status)\(Self.refusal(response, required: required, signIn: signIn).map { ": " + $0 } ?? "")\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
         }
 
         /// What a refusing API's challenge says (RFC 6750 §3): its error, the scope it asks for, and the step-up it asks
-        /// for (RFC 9470) as the sign-in again (`signIn`, given the flags) that asks it.
-        static func refusal(_ response: TransportResponse, signIn: (([String]) -> String)?) -> String? {
+        /// for (RFC 9470) as the sign-in again (`signIn`, given the flags) that asks it. A step-up only adds to what the
+        /// descriptor asks of every sign-in (RFC 9470 §4): the flags ask those of the challenge's classes it accepts too.
+        static func refusal(_ response: TransportResponse, required: Required?, signIn: (([String]) -> String)?) -> String? {
             guard [401, 403].contains(response.status), let challenge = response.challenges.first(where: { $0.error != nil }) else { return nil }
             var text = "the API answered `\(Output.line(challenge.error ?? ""))`"
             if !challenge.scopes.isEmpty {
@@ -103,8 +111,14 @@ extension OAuthFlowCommand {
             }
             // RFC 9470: what a new sign-in must ask for, in the flags that ask it.
             if let signIn, let stepUp = ProtectedResource.StepUp(challenges: response.header("www-authenticate").map { [$0] } ?? []) {
+                let descriptor = required?.classes ?? []
+                guard let classes = ProtectedResource.StepUp.classes(stepUp.acrValues, within: descriptor) else {
+                    let asked = Output.line(stepUp.acrValues.joined(separator: " "))
+                    return text
+                        + "; it asks for a step-up to the authentication class `\(asked)`, none of which `\(required?.providerID ?? "")` accepts (its descriptor asks every sign-in for one of `\(Output.line(descriptor.joined(separator: " ")))`, and a step-up can only add to that): no sign-in there can meet it"
+                }
                 var flags: [String] = []
-                if !stepUp.acrValues.isEmpty { flags += ["--acr-values", stepUp.acrValues.joined(separator: " ")] }
+                if !stepUp.acrValues.isEmpty { flags += ["--acr-values", classes.joined(separator: " ")] }
                 if let age = stepUp.maximumAge { flags += ["--max-age", "\(age)"] }
                 text += "; it asks for a step-up: sign in again with `\(Output.line(signIn(flags)))`"
             }

@@ -5,7 +5,8 @@ import Testing
 @testable import OAuthFlow
 
 /// A step-up a provider asks of every sign-in (`authorization.acr_values`, `authorization.max_age`): sent as a host's
-/// would be, checked in the ID token as a host's is, replaced by what the host asks, refused where it cannot be checked.
+/// would be, checked in the ID token as a host's is, narrowed (never widened) by what the host or an API's step-up asks,
+/// refused where it cannot be checked.
 @Suite struct ProviderStepUpTests {
     /// A simulated provider whose user last authenticated an hour ago with a password, its descriptor's
     /// `authorization` section holding `lines` too.
@@ -60,16 +61,57 @@ import Testing
         #expect(error?.code == (lines.contains("acr") ? .acrNotSatisfied : .authenticationTooOld), "\(String(describing: error))")
     }
 
-    /// What the host asks combines with the provider's value by value: its classes replace the provider's classes, and
-    /// of the two ages the shorter is asked (a host can ask a fresher sign-in, never an older one).
+    /// What the host asks combines with the provider's value by value, and can only add to it (RFC 9470 §4, §6.1): of
+    /// the provider's classes those the host names too are asked, in the host's order; of the two ages the shorter is
+    /// asked (a host can ask a fresher sign-in, never an older one).
     @Test(arguments: [(nil, 300), (600, 300), (60, 60)] as [(Int?, Int)])
     func theHostsOwnStepUpCombinesWithTheProvidersValueByValue(_ hostAge: Int?, _ asked: Int) async throws {
-        let (_, pending) = try await Self.signIn("  acr_values: [urn:example:mfa]\n  max_age: 300\n") {
-            $0.acrValues = ["urn:example:otp"]
+        let (_, pending) = try await Self.signIn("  acr_values: [urn:example:mfa, urn:example:otp]\n  max_age: 300\n") {
+            $0.acrValues = ["urn:example:password", "urn:example:otp"]
             $0.maximumAuthenticationAge = hostAge
         }
         #expect(Self.query(pending, "acr_values") == "urn:example:otp" && Self.query(pending, "max_age") == String(asked))
         #expect(pending.acrValues == ["urn:example:otp"] && pending.maximumAuthenticationAge == asked)
+    }
+
+    /// A client for the provider whose descriptor holds `lines`, stepped up as an API's challenge asks.
+    static func steppedUp(
+        _ lines: String, _ stepUp: ProtectedResource.StepUp, settings: (inout SimulatedProvider.Settings) -> Void = { _ in }
+    ) throws -> (SimulatedProvider, SignInRun) {
+        let (simulated, provider) = try Self.provider(lines, settings: settings)
+        let configuration = ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: SimulatedProvider.appRedirectURI)
+        let run = SignInRun(client: OAuthClient(provider: provider, configuration: configuration, environment: simulated.environment))
+        return (simulated, run.steppedUp(stepUp))
+    }
+
+    /// An API answering `insufficient_user_authentication` with a weaker class than the descriptor requires cannot
+    /// lower it (RFC 9470 §4: a step-up adds to what the client requires): the sign-in is refused before anything opens,
+    /// the message naming the descriptor's setting (seen failing with the challenge's classes replacing the descriptor's).
+    @Test func aStepUpToAClassTheProviderDoesNotAcceptIsRefusedBeforeAnythingOpens() async throws {
+        let (_, run) = try Self.steppedUp("  acr_values: [urn:example:mfa]\n  max_age: 300\n", .init(acrValues: ["urn:example:password"], maximumAge: 3600))
+        let error = await #expect(throws: FlowError.self) { _ = try await run.start() }
+        #expect(error?.code == .stepUp, "\(String(describing: error))")
+        #expect(error?.message.contains("`authorization.acr_values`") == true && error?.message.contains("urn:example:password") == true)
+    }
+
+    /// A challenge naming the descriptor's class among weaker ones, with a longer age: the request asks the
+    /// descriptor's class and age, and an ID token with the challenge's weaker class is refused (RFC 9470 §6.1; seen
+    /// failing with the challenge's classes replacing the descriptor's, in the request and in the check).
+    @Test func aStepUpKeepsTheProvidersRequirementInTheRequestAndInTheIDTokenCheck() async throws {
+        let (simulated, run) = try Self.steppedUp(
+            "  acr_values: [urn:example:mfa]\n  max_age: 300\n", .init(acrValues: ["urn:example:password", "urn:example:mfa"], maximumAge: 3600)
+        ) {
+            // A provider that answers with the user's recent password sign-in whatever is asked.
+            $0.honoursStepUp = false
+            $0.userAuthenticatedAgo = 10
+        }
+        let pending = try await run.start()
+        #expect(Self.query(pending, "acr_values") == "urn:example:mfa" && Self.query(pending, "max_age") == "300")
+        #expect(pending.acrValues == ["urn:example:mfa"] && pending.maximumAuthenticationAge == 300)
+        let error = await #expect(throws: IDTokenError.self) {
+            _ = try await run.client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
+        }
+        #expect(error?.code == .acrNotSatisfied, "\(String(describing: error))")
     }
 
     /// RFC 8628 carries neither: a device sign-in at a provider that asks a step-up of every sign-in would go unchecked.
