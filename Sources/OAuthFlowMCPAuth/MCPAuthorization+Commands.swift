@@ -11,7 +11,9 @@ extension MCPAuthorization {
     ///
     /// - Parameters:
     ///   - endpoint: The MCP server's URL.
-    ///   - scopes: The scopes asked for; nil for the challenge's `scope`, else the metadata's `scopes_supported`.
+    ///   - scopes: The scopes asked for; nil for the scopes of the session already stored (a re-authorization keeps
+    ///     what was granted before, as the MCP authorization's scope selection says) with the challenge's `scope`, else
+    ///     the metadata's `scopes_supported`.
     /// - Returns: The tokens issued.
     /// - Throws: ``MCPAuthorizationError``; the sign-in's own errors (`LoopbackError`, `AuthorizationServerError`,
     ///   `FlowError`, `TransportError`).
@@ -21,9 +23,12 @@ extension MCPAuthorization {
         let probed = await probe(endpoint)
         let challenge = probed.challenge
         let context = try await context(for: server, challenge: challenge, legacy: allowsLegacyDiscovery(probed))
-        let asked =
-            scopes ?? Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
-        return try await signIn(context, scopes: asked)
+        if let scopes { return try await signIn(context, scopes: scopes) }
+        // A re-authorization keeps what the stored session was granted unless the caller narrows it (MCP authorization,
+        // "Scope Selection Strategy"), as the 401 path does.
+        let asked = Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
+        let held = (try? await context.manager.session())?.tokens.scopes ?? []
+        return try await signIn(context, scopes: Self.union(held, asked))
     }
 
     /// The tokens of the session stored for the MCP server at `endpoint`, its access token refreshed first when it is

@@ -220,6 +220,26 @@ import Testing
         #expect(ConformanceRun.header(first, "Mcp-Method") == "server/discover")
     }
 
+    /// A sign-in again without scopes named (`oauthflow mcp login URL` after a failed refresh) keeps what the stored
+    /// session was granted, with what the challenge asks (MCP 2026-07-28 scope selection: a re-authorization keeps what
+    /// was granted before unless the user narrows it); scopes named narrow it (seen failing with the challenge's scope
+    /// alone asked the second time).
+    @Test func aSignInAgainKeepsTheStoredSessionsScopes() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var mcp = MockMCPServerOptions()
+        mcp.requiredScopes = ["mcp:read"]
+        mcp.includeScopeInWwwAuth = true
+        mcp.scopesSupported = ["mcp:read", "mcp:write"]
+        let asked = Log<[String]>()
+        var auth = MockAuthServerOptions()
+        auth.onAuthorizationRequest = { query in asked.add(Scenarios.scopes(query)) }
+        let (server, _, client) = Scenarios.world(run, mcp: mcp, auth: auth)
+        try await client.authorization.signIn(to: server.endpoint, scopes: ["mcp:read", "mcp:write"])
+        try await client.authorization.signIn(to: server.endpoint)
+        try await client.authorization.signIn(to: server.endpoint, scopes: ["mcp:read"])
+        #expect(asked.values == [["mcp:read", "mcp:write"], ["mcp:read", "mcp:write"], ["mcp:read"]])
+    }
+
     /// A server of an earlier revision that refuses 2026-07-28 before its authorization gets that revision's first
     /// request, `initialize`, for the newest revision it lists, and answers it with its challenge.
     @Test func aServerOfAnEarlierRevisionIsProbedInItsOwn() async throws {

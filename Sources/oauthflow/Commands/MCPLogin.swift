@@ -24,7 +24,9 @@ extension OAuthFlowCommand.MCP {
 
         @OptionGroup var grant: MCPGrantOptions
 
-        @Option(name: .customLong("scope"), help: "A scope to ask for (repeatable); by default the server's challenge or metadata says.")
+        @Option(
+            name: .customLong("scope"),
+            help: "A scope to ask for (repeatable); by default those of the session stored, and those the server's challenge or metadata says.")
         var scopes: [String] = []
 
         @Flag(name: .customLong("no-browser"), help: "Only print the URL; do not open a browser.")
