@@ -3,6 +3,13 @@ import OAuthFlow
 import OAuthFlowApple
 import OAuthFlowTesting
 
+#if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
+import AuthenticationServices
+#endif
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+
 /// The Swift lines of Docs/apple.md's app sign-in sections and of OAuthFlowApple's DocC landing page, compiled here
 /// (DocExampleTests checks that each appears in this file). The lines that name `SystemWebAuthenticator` sit behind the
 /// same `#if` as it: scripts/apple-typecheck.sh type-checks them against the AuthenticationServices shim;
@@ -29,16 +36,97 @@ enum AppleSignInDocExamples {
         }
     }
 
-    /// Docs/apple.md, "Sign in with Apple, natively".
-    @MainActor static func nativeAppleSignIn(oauth: OAuth, userID: String, signOutLocally: () -> Void) async throws {
+    /// Docs/apple.md, "Sign in with Apple, natively": made in a nonisolated function, as the guide says it may be.
+    static func nativeAppleSignIn(oauth: OAuth) throws -> AppleIDSignIn {
         let apple = AppleIDSignIn(provider: try oauth.provider("apple", variables: ["team_id": "ABCDE12345"]), authorizer: SystemAppleIDAuthorizer())
-        let result = try await apple.signIn()
-        // To the app's server: result.authorizationCode, result.identityToken, result.nonce (over TLS, once).
-        // Keep result.user, Apple's stable id of the user, to ask about them later.
-        _ = result
-        if try await !apple.isAuthorized(userID) { signOutLocally() }
+        return apple
     }
 
+    /// Docs/apple.md, "Apple's own button": what SwiftUI's button's two closures call, type-checked.
+    @MainActor static func appleButton(apple: AppleIDSignIn, request: ASAuthorizationAppleIDRequest, completion: Result<ASAuthorization, any Error>) async throws -> AppleIDSignIn.Result {
+        var pending: AppleIDSignIn.Request?
+        pending = apple.fill(request)
+        let result = try await apple.verify(completion, of: pending)
+        return result
+    }
+    #endif
+
+    #if canImport(SwiftUI)
+    /// Docs/apple.md, "Apple's own button": the SwiftUI view (no Linux build compiles SwiftUI; `appleButton` above
+    /// type-checks the two calls).
+    struct AppleButton: View {
+        let apple: AppleIDSignIn
+        let model: AppleAccountModel
+        @State private var pending: AppleIDSignIn.Request?
+
+        var body: some View {
+            SignInWithAppleButton(.signIn) { request in
+                pending = apple.fill(request)
+            } onCompletion: { completion in
+                Task {
+                    do {
+                        let result = try await apple.verify(completion, of: pending)
+                        await model.signedIn(result)
+                    } catch {
+                        await model.failed(error)
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the view hands the sign-in's outcome to.
+    @MainActor final class AppleAccountModel {
+        var message = ""
+        func signedIn(_ result: AppleIDSignIn.Result) { message = "" }
+        func failed(_ error: any Error) { message = "Sign in with Apple did not finish. Try again." }
+    }
+    #endif
+
+    /// The app's own record of its users' names and e-mail addresses (the guide's `profiles`).
+    final class Profiles: @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [String: (name: PersonNameComponents?, email: String?)] = [:]
+
+        func keep(name: PersonNameComponents?, email: String?, for user: String) {
+            guard name != nil || email != nil else { return }
+            lock.withLock { kept[user] = (name, email) }
+        }
+
+        func name(of user: String) -> PersonNameComponents? { lock.withLock { kept[user]?.name } }
+        func email(of user: String) -> String? { lock.withLock { kept[user]?.email } }
+    }
+
+    /// Docs/apple.md, "Sign in with Apple, natively": the sign-in, the name and e-mail kept whatever happens to the
+    /// check. Returns the verified result, or the unverified answer to verify later.
+    static func signInWithApple(apple: AppleIDSignIn, profiles: Profiles) async throws -> (AppleIDSignIn.Result?, AppleIDSignIn.UnverifiedCredential?) {
+        var retry: AppleIDSignIn.UnverifiedCredential?
+        do {
+            let result = try await apple.signIn()
+            profiles.keep(name: result.fullName, email: result.email, for: result.user)   // the first authorization only
+            // To the app's server: result.authorizationCode, result.identityToken, result.nonce (over TLS, once).
+            return (result, nil)
+        } catch let unverified as AppleIDSignIn.UnverifiedCredential {
+            // Apple answered; the check here failed (no network for Apple's keys, the clock off): keep what Apple gives once.
+            profiles.keep(name: unverified.fullName, email: unverified.email, for: unverified.credential.user)
+            retry = unverified   // later: try await apple.verify(retry.credential, of: retry.request)
+        } catch let error as FlowError where error.code == .cancelled {
+            // The user closed the sheet: show the sign-in screen again, no alert.
+        }
+        return (nil, retry)
+    }
+
+    /// Docs/apple.md, "Sign in with Apple, natively": at launch and on `credentialRevokedNotification`.
+    static func checkCredentialState(apple: AppleIDSignIn, userID: String, signOutLocally: () -> Void, migrate: (AppleIDSignIn.Result) -> Void) async throws {
+        switch try await apple.credentialState(forUser: userID) {
+        case .authorized: break
+        case .revoked, .notFound: signOutLocally()
+        case .transferred: migrate(try await apple.signIn(scopes: [], user: userID))   // the app moved to another team
+        case .unknown: break   // a state this library does not know: keep the session, ask again later
+        }
+    }
+
+    #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
     /// Docs/apple.md, "Main actor, threads and one `OAuth`": a view model on the main actor makes the authenticator.
     @MainActor final class AccountModel {
         let oauth: OAuth

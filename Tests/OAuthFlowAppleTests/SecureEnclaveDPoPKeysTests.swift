@@ -91,8 +91,58 @@ import Testing
         device.failing = nil
         DPoPKey.register(SecureEnclaveDPoPKeys(keys: device))
         _ = try await TokenManager(client: client, store: store, key: session.key).refresh()
-        #expect(SecureEnclaveDPoPKeys.failure(SoftwareEnclave.itemNotFound).code == .dpopKeyMissing)
-        #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: "NSOSStatusErrorDomain", code: -25308)).code == .dpopKeyUnavailable)
+        #expect(SecureEnclaveDPoPKeys.failure(SoftwareEnclave.itemNotFound, protectedDataAvailable: false).code == .dpopKeyMissing)
+        #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: "NSOSStatusErrorDomain", code: -25308), protectedDataAvailable: true).code == .dpopKeyUnavailable)
+    }
+
+    /// A key that CryptoKit cannot reopen with an error of its own (not `errSecItemNotFound`: a key of another device,
+    /// a reset enclave) while the device is unlocked is missing: "sign in again", not "try again later" for ever. The
+    /// same error before the device's first unlock keeps the session; so do errors that wait for the user or device.
+    @Test func aKeyThatCannotBeReopenedWhileProtectedDataIsAvailableIsMissing() async throws {
+        let (simulated, client) = try provider()
+        let session = try await signIn(with: SoftwareEnclave(), at: simulated, client)
+        var otherDevice = SoftwareEnclave()
+        otherDevice.foreignKey = ("CryptoTokenKit", -3)   // corruptedData
+        otherDevice.keychain = InMemoryKeychain()
+        simulated.clock.advance(3600 + 10)
+        let store = KeychainTokenStore.testing(keychain, service: service)
+        let exchanges = await simulated.requestCount(.token)
+
+        otherDevice.keychain?.device = .beforeFirstUnlock
+        DPoPKey.register(SecureEnclaveDPoPKeys(keys: otherDevice))
+        let locked = try await #require(throws: FlowError.self) { try await TokenManager(client: client, store: store, key: session.key).refresh() }
+        #expect(locked.code == .dpopKeyUnavailable, "before the first unlock: \(locked.message)")
+        #expect(try await store.load(session.key) == session, "the session is kept")
+
+        otherDevice.keychain?.device = .locked   // unlocked once since it started: protected data of this class is there
+        DPoPKey.register(SecureEnclaveDPoPKeys(keys: otherDevice))
+        let missing = try await #require(throws: FlowError.self) { try await TokenManager(client: client, store: store, key: session.key).refresh() }
+        #expect(missing.code == .dpopKeyMissing && missing.message.contains("sign in again") && missing.message.contains("CryptoTokenKit -3"), "\(missing.message)")
+        #expect(await simulated.requestCount(.token) == exchanges, "nothing sent")
+        #expect(try await Simulated.isActive(session.tokens.refreshToken, at: simulated), "the refresh token was not spent")
+
+        // Errors that wait for the user or the device keep the session even while protected data is available.
+        for (domain, code) in [("CryptoTokenKit", -9), ("CryptoTokenKit", -2), ("NSOSStatusErrorDomain", -25308), ("com.apple.LocalAuthentication", -1004)] {
+            #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: domain, code: code), protectedDataAvailable: true).code == .dpopKeyUnavailable, "\(domain) \(code)")
+        }
+        #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: "CryptoKit.CryptoKitError", code: 3), protectedDataAvailable: true).code == .dpopKeyMissing)
+        #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: "CryptoKit.CryptoKitError", code: 3), protectedDataAvailable: false).code == .dpopKeyUnavailable)
+    }
+
+    /// The keychain probe behind "protected data is available": not before the first unlock; yes once unlocked, and
+    /// while locked after that (the class of CryptoKit's keys); the probe item is made once.
+    @Test func protectedDataIsAvailableOnceTheDeviceWasUnlocked() {
+        let device = InMemoryKeychain()
+        device.device = .beforeFirstUnlock
+        #expect(!ProtectedData(items: device).isAvailable)
+        #expect(device[ProtectedData.probe] == nil)
+        device.device = .unlocked
+        #expect(ProtectedData(items: device).isAvailable)
+        #expect(device[ProtectedData.probe]?.accessibility == .afterFirstUnlockThisDeviceOnly)
+        device.device = .locked
+        #expect(ProtectedData(items: device).isAvailable)
+        device.device = .beforeFirstUnlock
+        #expect(!ProtectedData(items: device).isAvailable)
     }
 
     @Test func aDeviceWithoutASecureEnclaveIsSaidSo() throws {

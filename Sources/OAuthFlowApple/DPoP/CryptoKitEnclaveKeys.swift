@@ -8,6 +8,12 @@ import Foundation
 struct CryptoKitEnclaveKeys: EnclaveKeys {
     var isAvailable: Bool { SecureEnclave.isAvailable }
 
+    #if canImport(Security)
+    var isProtectedDataAvailable: Bool { ProtectedData(items: SecurityKeychainItems()).isAvailable }
+    #else
+    var isProtectedDataAvailable: Bool { false }
+    #endif
+
     func newKey() throws -> Data {
         try SecureEnclave.P256.Signing.PrivateKey().dataRepresentation
     }

@@ -44,29 +44,44 @@ public struct SecureEnclaveDPoPKeys: DPoPKey.Keeper {
 
     /// The key `keyReference` names.
     ///
-    /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave does not hold it (`errSecItemNotFound`:
-    ///   sign in again); `dpopKeyUnavailable` when the Secure Enclave could not use it now (any other error: the
-    ///   session is kept, try again later).
+    /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave cannot reopen it while the device's
+    ///   protected data is available (a session restored from a backup or onto another device, an erased or reset
+    ///   Secure Enclave: sign in again); `dpopKeyUnavailable` when the device has not been unlocked since it started,
+    ///   or the error asks for the user or the device (authentication, a cancel, a busy enclave): the session is kept,
+    ///   try again later.
     public func signer(for keyReference: Data) throws -> any DPoPKey.Signer {
         do {
             return Signer(keys: keys, keyReference: keyReference, publicKey: try keys.publicKey(of: keyReference))
         } catch {
-            throw Self.failure(error)
+            throw Self.failure(error, protectedDataAvailable: keys.isProtectedDataAvailable)
         }
     }
 
-    /// What an error of the Secure Enclave means for the session: only a key that is not there
-    /// (`errSecItemNotFound` in `NSOSStatusErrorDomain`) ends it.
-    static func failure(_ error: any Error) -> FlowError {
+    /// Errors that wait for the user or the device, never a lost key (by domain, the codes): the keychain's
+    /// `errSecInteractionNotAllowed`, `errSecAuthFailed`, `errSecUserCanceled`, `errSecNotAvailable`; any
+    /// LocalAuthentication error; CryptoTokenKit's `communicationError`, `canceledByUser`, `authenticationFailed`,
+    /// `authenticationNeeded`.
+    static let waiting: [String: Set<Int>?] = [
+        "NSOSStatusErrorDomain": [-25308, -25293, -128, -25291],
+        "com.apple.LocalAuthentication": nil,
+        "CryptoTokenKit": [-2, -4, -5, -9],
+    ]
+
+    /// What an error of the Secure Enclave means for the session: a key that is not there (`errSecItemNotFound`), or
+    /// one that cannot be reopened while protected data is available and for no reason that waits for the user or
+    /// the device, ends it; anything else keeps it.
+    static func failure(_ error: any Error, protectedDataAvailable: @autoclosure () -> Bool) -> FlowError {
         let bridged = error as NSError
-        guard bridged.domain == "NSOSStatusErrorDomain", bridged.code == Int(KeychainStatus.itemNotFound.status) else {
+        let notFound = bridged.domain == "NSOSStatusErrorDomain" && bridged.code == Int(KeychainStatus.itemNotFound.status)
+        let waits = Self.waiting[bridged.domain].map { codes in codes.map { $0.contains(bridged.code) } ?? true } ?? false
+        guard notFound || (!waits && protectedDataAvailable()) else {
             return FlowError(
                 .dpopKeyUnavailable,
                 "the Secure Enclave could not use the session's DPoP key now (\(bridged.domain) \(bridged.code)); the session is kept and nothing was sent: try again later"
             )
         }
         return FlowError.dpopKeyMissing(
-            "the session's DPoP key is not in this device's Secure Enclave (a session restored from a backup, or moved to another device): its tokens cannot be used, and nothing was sent; sign in again"
+            "the session's DPoP key cannot be opened by this device's Secure Enclave (\(bridged.domain) \(bridged.code): a session restored from a backup or moved to another device, or a reset Secure Enclave): its tokens cannot be used, and nothing was sent; sign in again"
         )
     }
 

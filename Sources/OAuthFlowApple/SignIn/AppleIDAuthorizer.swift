@@ -11,6 +11,24 @@ public protocol AppleIDAuthorizer: Sendable {
     /// - Throws: `FlowError` `cancelled` when the user cancelled; the system's error otherwise.
     func authorize(scopes: [AppleIDCredential.Scope], nonce: String) async throws -> AppleIDCredential
 
-    /// Whether `user` still authorizes the app (`getCredentialState(forUserID:)`).
+    /// Presents the sheet as ``authorize(scopes:nonce:)`` does, for `user` when one is given: the request's
+    /// `ASAuthorizationAppleIDRequest.user`, the identifier the app kept for a user whose credential state is
+    /// ``AppleIDCredential/State/transferred``, to migrate them to the app's new team.
+    ///
+    /// The default passes a request without `user` to ``authorize(scopes:nonce:)``, and refuses one with it
+    /// (`FlowError` `invalid_redirect_uri`, nothing shown): an authorizer that can name the user implements this.
+    func authorize(scopes: [AppleIDCredential.Scope], nonce: String, user: String?) async throws -> AppleIDCredential
+
+    /// What Apple says of `user`'s authorization of the app (`credentialState(forUserID:)`).
     func credentialState(forUser user: String) async throws -> AppleIDCredential.State
+}
+
+extension AppleIDAuthorizer {
+    public func authorize(scopes: [AppleIDCredential.Scope], nonce: String, user: String?) async throws -> AppleIDCredential {
+        guard user == nil else {
+            throw FlowError.appSignIn(
+                "this AppleIDAuthorizer cannot ask for a user (ASAuthorizationAppleIDRequest.user): implement authorize(scopes:nonce:user:)")
+        }
+        return try await authorize(scopes: scopes, nonce: nonce)
+    }
 }

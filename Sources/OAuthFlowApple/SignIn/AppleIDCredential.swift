@@ -18,8 +18,12 @@ public struct AppleIDCredential: Sendable {
         case revoked
         /// Apple knows no such user for the app.
         case notFound
-        /// The app moved to another team; the user must be migrated (their identifier changes).
+        /// The app moved to another team; the user must be migrated (their identifier changes): sign them in with
+        /// ``AppleIDSignIn/signIn(scopes:user:)`` naming the identifier kept, never sign them out.
         case transferred
+        /// A state this library does not know (one a later SDK adds), with its raw value: nothing is known of the
+        /// user; keep the session and ask again later.
+        case unknown(Int)
     }
 
     /// Apple's stable identifier of the user for the team (`sub`).

@@ -25,7 +25,7 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
     /// The request on screen, its outcome and the window it was opened from.
     private var running: (controller: ASAuthorizationController, outcome: WebAuthenticationOutcome<AppleIDCredential>, anchor: ASPresentationAnchor)?
 
-    private init(window: @escaping @MainActor () -> ASPresentationAnchor?) {
+    nonisolated private init(window: @escaping @MainActor () -> ASPresentationAnchor?) {
         self.window = window
         super.init()
     }
@@ -36,21 +36,26 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
     }
 
     #if canImport(UIKit)
-    /// Presents from the key window of the app's foreground-active scene, looked up when the sheet opens. Not in an
-    /// app extension, which has no `UIApplication.shared`: give it a window.
+    /// Presents from the key window of the app's foreground-active scene, looked up when the sheet opens. Made
+    /// anywhere (it touches no window until then); not in an app extension, which has no `UIApplication.shared`: give
+    /// it a window.
     @available(iOSApplicationExtension, unavailable)
     @available(visionOSApplicationExtension, unavailable)
-    public override convenience init() {
+    nonisolated public override convenience init() {
         self.init(window: PresentationWindow.appWindow)
     }
     #elseif canImport(AppKit)
-    /// Presents from the app's key window, or its main window, looked up when the sheet opens.
-    public override convenience init() {
+    /// Presents from the app's key window, or its main window, looked up when the sheet opens. Made anywhere.
+    nonisolated public override convenience init() {
         self.init(window: PresentationWindow.appWindow)
     }
     #endif
 
     public func authorize(scopes: [AppleIDCredential.Scope], nonce: String) async throws -> AppleIDCredential {
+        try await authorize(scopes: scopes, nonce: nonce, user: nil)
+    }
+
+    public func authorize(scopes: [AppleIDCredential.Scope], nonce: String, user: String?) async throws -> AppleIDCredential {
         try Task.checkCancellation()
         if let previous = running {
             // A newer request replaces the sheet: the older one ends now.
@@ -63,8 +68,7 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
                 "the Sign in with Apple sheet has no window to be presented from; sign in once the app's scene is in the foreground")
         }
         let request = ASAuthorizationAppleIDProvider().createRequest()
-        request.requestedScopes = scopes.map { $0 == .fullName ? ASAuthorization.Scope.fullName : ASAuthorization.Scope.email }
-        request.nonce = nonce
+        Self.fill(request, scopes: scopes, nonce: nonce, user: user)
         let controller = ASAuthorizationController(authorizationRequests: [request])
         controller.delegate = self
         controller.presentationContextProvider = self
@@ -85,13 +89,21 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
     }
 
     public nonisolated func credentialState(forUser user: String) async throws -> AppleIDCredential.State {
-        switch try await ASAuthorizationAppleIDProvider().credentialState(forUserID: user) {
+        let state = try await ASAuthorizationAppleIDProvider().credentialState(forUserID: user)
+        return switch state {
         case .authorized: .authorized
         case .revoked: .revoked
         case .transferred: .transferred
         case .notFound: .notFound
-        @unknown default: .notFound
+        @unknown default: .unknown(state.rawValue)
         }
+    }
+
+    /// Sets what the library asks of an Apple ID request: the scopes, the nonce's SHA-256, the user to migrate.
+    nonisolated static func fill(_ request: ASAuthorizationAppleIDRequest, scopes: [AppleIDCredential.Scope], nonce: String, user: String?) {
+        request.requestedScopes = scopes.map { $0 == .fullName ? ASAuthorization.Scope.fullName : ASAuthorization.Scope.email }
+        request.nonce = nonce
+        request.user = user
     }
 
     /// Cancels the request of `outcome` when it is still the one on screen.
@@ -103,27 +115,38 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
 
     public func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization) {
         guard let running, running.controller === controller else { return }
-        guard let credential = authorization.credential as? ASAuthorizationAppleIDCredential else {
-            running.outcome.finish(.failure(FlowError.appSignIn("the Sign in with Apple sheet returned no Apple ID credential")))
-            return
-        }
-        running.outcome.finish(
-            .success(
-                AppleIDCredential(
-                    user: credential.user, identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
-                    email: credential.email, fullName: credential.fullName)))
+        running.outcome.finish(Result { try AppleIDCredential(authorization) })
     }
 
     public func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
         guard let running, running.controller === controller else { return }
-        running.outcome.finish(
-            .failure(AppleIDCredential.failure(error, domain: ASAuthorizationErrorDomain, cancelled: ASAuthorizationError.Code.canceled.rawValue)))
+        running.outcome.finish(.failure(AppleIDCredential.failure(error)))
     }
 
     /// The window looked up when the sheet opened.
     public func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor {
         if let running, running.controller === controller { return running.anchor }
         return running?.anchor ?? window() ?? ASPresentationAnchor()
+    }
+}
+
+extension AppleIDCredential {
+    /// The Apple ID credential of a completed authorization (the sheet's, or Apple's button's).
+    ///
+    /// - Throws: `FlowError` `invalid_redirect_uri` when the authorization holds another kind of credential.
+    init(_ authorization: ASAuthorization) throws {
+        guard let credential = authorization.credential as? ASAuthorizationAppleIDCredential else {
+            throw FlowError.appSignIn("the Sign in with Apple sheet returned no Apple ID credential")
+        }
+        self.init(
+            user: credential.user, identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
+            email: credential.email, fullName: credential.fullName)
+    }
+
+    /// What an error of the sheet (or of Apple's button) means: the user's cancel (`ASAuthorizationError.canceled`) is
+    /// `FlowError` `cancelled`; any other is passed on as the system said it.
+    static func failure(_ error: any Error) -> any Error {
+        failure(error, domain: ASAuthorizationErrorDomain, cancelled: ASAuthorizationError.Code.canceled.rawValue)
     }
 }
 #endif

@@ -95,10 +95,14 @@ import Testing
         var forge: @Sendable (StandIn, String) async throws -> Secret? = { apple, nonce in try await apple.identityToken(nonce: nonce) }
         var credentialUser = AppleIDSignInTests.user
         var state = AppleIDCredential.State.authorized
-        let asked = Locked<[(scopes: [AppleIDCredential.Scope], nonce: String)]>([])
+        let asked = Locked<[(scopes: [AppleIDCredential.Scope], nonce: String, user: String?)]>([])
 
         func authorize(scopes: [AppleIDCredential.Scope], nonce: String) async throws -> AppleIDCredential {
-            asked.withLock { $0.append((scopes, nonce)) }
+            try await authorize(scopes: scopes, nonce: nonce, user: nil)
+        }
+
+        func authorize(scopes: [AppleIDCredential.Scope], nonce: String, user: String?) async throws -> AppleIDCredential {
+            asked.withLock { $0.append((scopes, nonce, user)) }
             let code = "c-\(UUID().uuidString)"
             apple.issue(code: code, for: credentialUser)
             var name = PersonNameComponents()
@@ -172,8 +176,46 @@ import Testing
             ("none", ScriptedSheet(apple: apple, forge: { _, _ in nil }), .missing),
         ]
         for (name, sheet, code) in cases {
-            let error = try await #require(throws: IDTokenError.self, "\(name)") { try await Self.signIn(sheet).signIn() }
-            #expect(error.code == code, "\(name): \(error)")
+            let error = try await #require(throws: AppleIDSignIn.UnverifiedCredential.self, "\(name)") { try await Self.signIn(sheet).signIn() }
+            #expect((error.reason as? IDTokenError)?.code == code, "\(name): \(error)")
+            #expect(error.fullName?.givenName == "Ada" && error.email == "ada@privaterelay.appleid.com", "\(name): what Apple gives once is kept")
+        }
+    }
+
+    /// Apple's keys out of reach right after the sheet (no network yet): the name and e-mail Apple gives once come
+    /// with the error, the app keeps them, and the same answer verifies once the network is back.
+    @Test func whatAppleGivesOnceSurvivesACheckThatFailsOnTheDevice() async throws {
+        let apple = try StandIn()
+        let offline = Offline(apple)
+        let sheet = ScriptedSheet(apple: apple)
+        let profiles = AppleSignInDocExamples.Profiles()
+        let device = AppleIDSignIn(
+            provider: try Self.apple(apple), authorizer: sheet, bundleIdentifier: Self.bundleID, environment: OAuthEnvironment(transport: offline))
+        let (verified, unverified) = try await AppleSignInDocExamples.signInWithApple(apple: device, profiles: profiles)
+        let failure = try #require(unverified)
+        #expect(verified == nil && "\(failure.reason)".contains("cannot fetch the JWKS"), "\(failure.reason)")
+        #expect(profiles.name(of: Self.user)?.givenName == "Ada" && profiles.email(of: Self.user) == "ada@privaterelay.appleid.com")
+        #expect(failure.credential.authorizationCode != nil && failure.request.hashedNonce == sheet.asked.current.first?.nonce)
+        #expect(!"\(failure)".contains(failure.credential.identityToken?.value ?? "-"), "no token in the error's text")
+
+        offline.online = true
+        let result = try await device.verify(failure.credential, of: failure.request)
+        #expect(result.user == Self.user && result.fullName?.givenName == "Ada" && result.nonce == failure.request.nonce)
+        // Another request's nonce is not this answer's.
+        let other = try await #require(throws: AppleIDSignIn.UnverifiedCredential.self) {
+            try await device.verify(failure.credential, of: AppleIDSignIn.Request())
+        }
+        #expect((other.reason as? IDTokenError)?.code == .nonceMismatch)
+    }
+
+    /// A transport that is offline until told otherwise.
+    final class Offline: HTTPTransport, @unchecked Sendable {
+        let apple: StandIn
+        var online = false
+        init(_ apple: StandIn) { self.apple = apple }
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            guard online else { throw TransportError(.unreachable, url: request.url, message: "offline") }
+            return try await apple.send(request)
         }
     }
 
@@ -200,12 +242,38 @@ import Testing
         #expect(try await oauth.store.load(SessionKey(providerID: "apple", account: Self.user)) == nil)
     }
 
-    @Test func theCredentialStateSaysWhetherTheUserStillAuthorizesTheApp() async throws {
+    /// Each credential state as Apple says it, and what the guide's code does with it: only revoked and not found sign
+    /// the user out; a transferred user is signed in again naming the identifier kept (the team-transfer migration).
+    @Test func theCredentialStateIsExposedAndATransferredUserIsMigratedNotSignedOut() async throws {
         let apple = try StandIn()
-        #expect(try await Self.signIn(ScriptedSheet(apple: apple)).isAuthorized(Self.user))
-        for state in [AppleIDCredential.State.revoked, .notFound, .transferred] {
-            #expect(try await !Self.signIn(ScriptedSheet(apple: apple, state: state)).isAuthorized(Self.user), "\(state)")
+        let states: [AppleIDCredential.State] = [.authorized, .revoked, .notFound, .transferred, .unknown(7)]
+        for state in states {
+            let sheet = ScriptedSheet(apple: apple, state: state)
+            var signedOut = false
+            var migrated: AppleIDSignIn.Result?
+            try await AppleSignInDocExamples.checkCredentialState(
+                apple: try Self.signIn(sheet), userID: Self.user, signOutLocally: { signedOut = true }, migrate: { migrated = $0 })
+            #expect(try await Self.signIn(sheet).credentialState(forUser: Self.user) == state)
+            #expect(signedOut == (state == .revoked || state == .notFound), "\(state)")
+            #expect((migrated != nil) == (state == .transferred), "\(state)")
+            if state == .transferred {
+                let asked = try #require(sheet.asked.current.first)
+                #expect(asked.user == Self.user && asked.scopes.isEmpty, "the request names the user to migrate")
+            }
         }
+    }
+
+    /// An authorizer written before `user:` existed cannot name a user: it says so instead of signing in someone else.
+    @Test func anAuthorizerThatCannotNameTheUserSaysSo() async throws {
+        struct Plain: AppleIDAuthorizer {
+            func authorize(scopes: [AppleIDCredential.Scope], nonce: String) async throws -> AppleIDCredential {
+                AppleIDCredential(user: "u", identityToken: nil, authorizationCode: nil)
+            }
+            func credentialState(forUser user: String) async throws -> AppleIDCredential.State { .authorized }
+        }
+        let error = try await #require(throws: FlowError.self) { try await Plain().authorize(scopes: [], nonce: "n", user: "u") }
+        #expect(error.message.contains("ASAuthorizationAppleIDRequest.user"))
+        #expect(try await Plain().authorize(scopes: [], nonce: "n", user: nil).user == "u")
     }
 
     /// What the glue hands over: the tokens as UTF-8 text (bytes that are not are no token), the user's cancel in the

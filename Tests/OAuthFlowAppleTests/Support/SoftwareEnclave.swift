@@ -9,6 +9,13 @@ struct SoftwareEnclave: EnclaveKeys {
     var isAvailable = true
     /// The error (domain, code) the enclave answers every use with (a transient failure), when set.
     var failing: (domain: String, code: Int)?
+    /// The error (domain, code) a key of another device (or a reset enclave) is refused with: `errSecItemNotFound`
+    /// by default; what CryptoKit really reports is not known here.
+    var foreignKey = (domain: "NSOSStatusErrorDomain", code: -25300)
+    /// The device's keychain, which says whether protected data is available (`ProtectedData`); none: it is.
+    var keychain: InMemoryKeychain?
+
+    var isProtectedDataAvailable: Bool { keychain.map { ProtectedData(items: $0).isAvailable } ?? true }
 
     struct NotThisDevice: Error {}
 
@@ -17,7 +24,9 @@ struct SoftwareEnclave: EnclaveKeys {
 
     private func privateKey(_ reference: Data) throws -> P256.Signing.PrivateKey {
         if let failing { throw NSError(domain: failing.domain, code: failing.code) }
-        guard let raw = try? AES.GCM.open(AES.GCM.SealedBox(combined: reference), using: device) else { throw Self.itemNotFound }
+        guard let raw = try? AES.GCM.open(AES.GCM.SealedBox(combined: reference), using: device) else {
+            throw NSError(domain: foreignKey.domain, code: foreignKey.code)
+        }
         return try P256.Signing.PrivateKey(rawRepresentation: raw)
     }
 
