@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// Where the launcher's link looks first on Linux (see the OAuthFlowLauncher target).
@@ -57,6 +57,28 @@ let package = Package(
         // token itself and runs the full command for everything else (README, Install).
         .executable(name: "oauthflow-launcher", targets: ["OAuthFlowLauncher"]),
     ],
+    // An app pays only for what it uses (Docs/design.md, "Package traits"): each heavy part is a trait, off by default,
+    // and SwiftPM leaves a package out of a consumer's resolution when every target that names it names it under a
+    // trait the consumer has not enabled. With the defaults, OAuthFlow and OAuthFlowApple resolve ten packages. A
+    // product whose trait is off fails to build with one sentence naming the trait. The test command enables them all.
+    traits: [
+        .default(enabledTraits: ["NIO", "Postgres", "Hummingbird", "Vapor", "MCP", "CLI", "Prometheus"]),  // DEVELOPMENT-ONLY
+        .trait(
+            name: "NIO",
+            description:
+                "SwiftNIO: async-http-client as the transport on Linux (mutual TLS included), the loopback redirect receiver (OAuthFlowLoopback), OAuthFlowMCPAuth, and OAuthFlowTesting's SimulatedProviderServer."
+        ),
+        .trait(name: "Postgres", description: "OAuthFlowPostgres: sessions shared by a server's instances in PostgreSQL.", enabledTraits: ["NIO"]),
+        .trait(name: "Hummingbird", description: "OAuthFlowHummingbird: the web sign-in routes and API protection for Hummingbird 2.", enabledTraits: ["NIO"]),
+        .trait(name: "Vapor", description: "OAuthFlowVapor: the web sign-in routes and API protection for Vapor 4.", enabledTraits: ["NIO"]),
+        .trait(
+            name: "MCP",
+            description:
+                "OAuthFlowMCP: the MCP Swift SDK's transport, authorized, and protected MCP servers (with Hummingbird: OAuthFlowMCPHummingbird; with Vapor: OAuthFlowMCPVapor).",
+            enabledTraits: ["NIO"]),
+        .trait(name: "CLI", description: "The oauthflow command (swift-argument-parser).", enabledTraits: ["NIO"]),
+        .trait(name: "Prometheus", description: "The web sign-in example's /metrics (swift-prometheus)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -99,12 +121,12 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Linux HTTP: deadlines, streamed bodies with a cap, no implicit decompression, and no
                 // FoundationNetworking/libcurl to load at start-up. Apple platforms use URLSession.
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android], traits: ["NIO"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android], traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux, .android], traits: ["NIO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux, .android], traits: ["NIO"])),
                 // Mutual TLS (RFC 8705): async-http-client already builds it.
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux, .android])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux, .android], traits: ["NIO"])),
                 // What the library reports, to the backends a host hands to OAuthEnvironment (no-ops by default).
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -122,9 +144,9 @@ let package = Package(
             name: "OAuthFlowLoopback",
             dependencies: [
                 "OAuthFlow",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ]
         ),
         // Sessions shared by many instances; its own product, so the CLI never builds PostgresNIO.
@@ -132,11 +154,11 @@ let package = Package(
             name: "OAuthFlowPostgres",
             dependencies: [
                 "OAuthFlow",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
@@ -160,8 +182,8 @@ let package = Package(
             name: "OAuthFlowHummingbird",
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowSecurityEvents",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         // The same sign-in routes and API protection for Vapor 4: a thin adapter over OAuthFlowWeb and ProtectedResource.
@@ -169,7 +191,7 @@ let package = Package(
             name: "OAuthFlowVapor",
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowSecurityEvents",
-                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),
         // For hosts' tests: an in-process simulated provider behind HTTPTransport, clocks and scripted transports.
@@ -180,9 +202,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // SimulatedProviderServer serves the provider over HTTP on 127.0.0.1 (OAuthFlowLoopback already builds NIO).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ]
         ),
         // Sign-in to MCP servers from their URL (Model Context Protocol authorization) without the MCP SDK: discovery,
@@ -199,7 +221,7 @@ let package = Package(
             name: "OAuthFlowMCP",
             dependencies: [
                 "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowMCPAuth",
-                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -209,16 +231,16 @@ let package = Package(
             name: "OAuthFlowMCPHummingbird",
             dependencies: [
                 "OAuthFlow", "OAuthFlowMCP",
-                .product(name: "MCP", package: "swift-sdk"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         .target(
             name: "OAuthFlowMCPVapor",
             dependencies: [
                 "OAuthFlow", "OAuthFlowMCP",
-                .product(name: "MCP", package: "swift-sdk"),
-                .product(name: "Vapor", package: "vapor"),
+                .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),
         // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack. On Linux its
@@ -245,7 +267,7 @@ let package = Package(
                 // `oauthflow mcp`: MCP authorization without the MCP SDK, which the CLI never builds.
                 "OAuthFlowMCPAuth",
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // As the launcher's: the C++ library linked in, not loaded at each start (Docs/benchmarks.md). And none of
@@ -269,8 +291,8 @@ let package = Package(
             name: "VaporSignInExample",
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "ExampleSupport",
-                .product(name: "Vapor", package: "vapor"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Vapor"])),
             ],
             path: "Examples/VaporSignIn/Sources/VaporSignInExample"
         ),
@@ -293,7 +315,7 @@ let package = Package(
             name: "PostgresWorker",
             dependencies: [
                 "OAuthFlow", "OAuthFlowPostgres", "StoreHooks",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PostgresWorker"
@@ -306,8 +328,8 @@ let package = Package(
                 "OAuthFlow", "OAuthFlowTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             path: "Tests/OAuthFlowTestSupport"
         ),
@@ -441,13 +463,13 @@ package.targets.append(
         name: "WebSignInExample",
         dependencies: [
             "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowPostgres", "ExampleSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["Hummingbird"])),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
+            .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Prometheus"])),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ],
         path: "Examples/WebSignIn/Sources/WebSignInExample"

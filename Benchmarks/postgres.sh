@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 launch_authorization_server "$state"
-swift build -c "$configuration" --product PostgresWorker >&2
+swift build -c "$configuration" --enable-all-traits --product PostgresWorker >&2
 await_authorization_server
 start_postgres "$root/.build/postgres/bench-$$"
 

@@ -27,7 +27,7 @@ trap cleanup EXIT INT TERM
 
 export OAUTHFLOW_WEB_PORT=1
 launch_authorization_server "$state"
-swift build -c "$configuration" --scratch-path "$root/.build-$configuration" --product oauthflow >&2
+swift build -c "$configuration" --enable-all-traits --scratch-path "$root/.build-$configuration" --product oauthflow >&2
 await_authorization_server
 binary="$root/.build-$configuration/$configuration/oauthflow"
 export XDG_STATE_HOME="$state/home/state" XDG_CONFIG_HOME="$state/home/config"

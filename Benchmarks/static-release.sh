@@ -10,8 +10,8 @@ work="$root/Benchmarks/.build/$1"
 mkdir -p "$work"
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 
-swift build -c release --product oauthflow --static-swift-stdlib --scratch-path "$root/.build-static" >&2
-swift build -c release --product oauthflow-launcher --static-swift-stdlib --scratch-path "$root/.build-static" >&2
+swift build -c release --traits CLI --product oauthflow --static-swift-stdlib --scratch-path "$root/.build-static" >&2
+swift build -c release --traits CLI --product oauthflow-launcher --static-swift-stdlib --scratch-path "$root/.build-static" >&2
 
 static_floor() {
     if [ ! -x "$work/$1" ]; then

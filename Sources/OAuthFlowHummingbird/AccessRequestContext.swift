@@ -1,3 +1,4 @@
+#if Hummingbird
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,3 +9,4 @@ public protocol AccessRequestContext: RequestContext {
     /// Set by ``AccessTokenMiddleware`` before the route runs.
     var accessPrincipal: ProtectedResource.Principal? { get set }
 }
+#endif

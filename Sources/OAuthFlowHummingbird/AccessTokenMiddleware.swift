@@ -1,3 +1,4 @@
+#if Hummingbird
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -79,3 +80,4 @@ extension RouterMethods {
         return self
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,3 +13,4 @@ public struct BasicAccessRequestContext: AccessRequestContext {
         coreContext = .init(source: source)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import OAuthFlow
 import ServiceLifecycle
 
@@ -29,3 +30,4 @@ public struct KeySetRefresher: Service {
         try await gracefulShutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -148,3 +149,4 @@ extension RouterMethods {
         return self
     }
 }
+#endif

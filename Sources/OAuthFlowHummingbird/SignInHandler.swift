@@ -1,3 +1,4 @@
+#if Hummingbird
 import Hummingbird
 import OAuthFlowWeb
 
@@ -5,3 +6,4 @@ import OAuthFlowWeb
 /// and answer, usually with a redirect to `result.returnTo`. The pending cookie's deletion
 /// is added to whatever response it returns.
 public typealias SignInHandler<Context: RequestContext> = @Sendable (WebSignInResult, Request, Context) async throws -> Response
+#endif

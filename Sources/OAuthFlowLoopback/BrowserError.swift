@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -5,3 +6,4 @@ import OAuthFlow
 public struct BrowserError: MessageError {
     public let message: String
 }
+#endif

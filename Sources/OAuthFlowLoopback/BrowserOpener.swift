@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// Shows the user an authorization URL: a browser on this machine, a web view, a QR code.
@@ -6,3 +7,4 @@ public protocol BrowserOpener: Sendable {
     /// opens the printed URL themselves).
     func open(_ url: URL) async throws
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -129,3 +130,4 @@ struct BrowserPresenter: SignInRun.Presenter {
         return items[0].value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import OAuthFlow
@@ -77,3 +78,4 @@ final class ConnectionTable: Sendable {
 
     var count: Int { state.withLock { $0.entries.count } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import OAuthFlow
@@ -81,3 +82,4 @@ final class Inbox: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -20,3 +21,4 @@ public struct LoopbackError: MessageError, Hashable {
     public let code: Code
     public let message: String
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -303,3 +304,4 @@ public final class LoopbackReceiver: Sendable {
         try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(buffer)), .end(nil)])
     }
 }
+#endif

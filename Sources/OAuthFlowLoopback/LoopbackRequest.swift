@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// A request that reached the redirect path.
@@ -9,3 +10,4 @@ public struct LoopbackRequest: Sendable {
     /// The body, for `form_post`.
     public let body: Data
 }
+#endif

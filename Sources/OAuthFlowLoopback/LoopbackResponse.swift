@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// What to answer a request on the redirect path with.
@@ -16,3 +17,4 @@ public struct LoopbackResponse: Sendable {
         self.location = location
     }
 }
+#endif

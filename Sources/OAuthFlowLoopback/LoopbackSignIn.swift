@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -99,3 +100,4 @@ public struct LoopbackSignIn: Sendable {
         }
     }
 }
+#endif

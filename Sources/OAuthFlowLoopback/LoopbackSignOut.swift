@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -152,3 +153,4 @@ public struct LoopbackSignOut: Sendable {
         return components.url ?? url
     }
 }
+#endif

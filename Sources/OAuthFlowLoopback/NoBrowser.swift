@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// Opens nothing: the host shows the URL itself (``LoopbackSignIn/Event/openURL(_:)``).
@@ -5,3 +6,4 @@ public struct NoBrowser: BrowserOpener {
     public init() {}
     public func open(_ url: URL) async throws {}
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -115,3 +116,4 @@ extension OAuth {
         return result
     }
 }
+#endif

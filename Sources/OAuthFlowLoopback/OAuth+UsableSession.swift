@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -93,3 +94,4 @@ extension OAuth {
         return session
     }
 }
+#endif

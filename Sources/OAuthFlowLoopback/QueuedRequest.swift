@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import OAuthFlow
@@ -21,3 +22,4 @@ final class QueuedRequest: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -10,3 +11,4 @@ struct ReceivedRequest: Sendable {
     /// Whether the body was longer than that (it is then answered 413).
     let tooLarge: Bool
 }
+#endif

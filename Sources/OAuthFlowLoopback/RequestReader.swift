@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -42,3 +43,4 @@ final class RequestReader: ChannelInboundHandler {
         }
     }
 }
+#endif

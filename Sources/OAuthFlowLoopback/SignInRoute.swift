@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -24,3 +25,4 @@ public enum SignInRoute: Sendable, Hashable {
         return .browser
     }
 }
+#endif

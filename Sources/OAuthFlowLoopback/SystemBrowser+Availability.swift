@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 extension SystemBrowser {
@@ -28,3 +29,4 @@ extension SystemBrowser {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 #if canImport(Glibc)
@@ -92,3 +93,4 @@ public struct SystemBrowser: BrowserOpener {
     }
     #endif
 }
+#endif

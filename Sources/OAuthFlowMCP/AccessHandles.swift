@@ -1,3 +1,4 @@
+#if MCP
 import Crypto
 import Foundation
 import MCP
@@ -27,3 +28,4 @@ final class AccessHandles: Sendable {
         _ = table.withLock { $0.removeValue(forKey: handle) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import MCP
 
@@ -37,3 +38,4 @@ struct JSONRPCProbe: Sendable, Equatable {
         }
     }
 }
+#endif

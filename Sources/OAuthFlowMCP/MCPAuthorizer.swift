@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import MCP
 import OAuthFlow
@@ -81,3 +82,4 @@ public final class MCPAuthorizer: HTTPClientAuthorizer, Sendable {
         try await authorization.handleChallenge(statusCode: statusCode, headers: headers, endpoint: endpoint, operation: operationKey)
     }
 }
+#endif

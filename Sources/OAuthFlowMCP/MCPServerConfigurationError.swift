@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import OAuthFlow
 
@@ -20,3 +21,4 @@ extension ErrorCode where Domain == MCPServerConfigurationError {
     /// limit is not positive.
     public static let invalidConfiguration = Self("invalid_configuration")
 }
+#endif

@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import Logging
 import MCP
@@ -20,3 +21,4 @@ struct MCPSessionOwner: Hashable, Sendable {
         clientID = principal.clientID ?? ""
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import Logging
 import MCP
@@ -70,3 +71,4 @@ actor MCPSessionTable {
 
     var count: Int { sessions.count }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MCP
 import Crypto
 import Foundation
 import MCP
@@ -38,3 +39,4 @@ extension ProtectedMCPServer {
         }
     }
 }
+#endif

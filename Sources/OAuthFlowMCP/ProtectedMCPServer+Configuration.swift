@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import Logging
 import MCP
@@ -63,3 +64,4 @@ extension ProtectedMCPServer {
         case stateless
     }
 }
+#endif

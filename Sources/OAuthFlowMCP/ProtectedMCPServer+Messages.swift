@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 
 extension ProtectedMCPServer {
@@ -51,3 +52,4 @@ extension ProtectedMCPServer {
         }
     }
 }
+#endif

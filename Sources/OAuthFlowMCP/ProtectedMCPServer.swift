@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import Logging
 import MCP
@@ -313,3 +314,4 @@ private struct FixedSessionID: SessionIDGenerator {
     let id: String
     func generateSessionID() -> String { id }
 }
+#endif

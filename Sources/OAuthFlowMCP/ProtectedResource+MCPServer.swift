@@ -1,3 +1,4 @@
+#if MCP
 import Foundation
 import OAuthFlow
 
@@ -15,3 +16,4 @@ extension ProtectedResource.Settings {
         Self(resource: uri, audience: uri.absoluteString, scopesSupported: scopesSupported, resourceName: resourceName)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -95,3 +96,4 @@ actor AuthorizationState {
         return true
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// Where the clients registered with Dynamic Client Registration are kept, one per authorization server, so that a
@@ -13,3 +14,4 @@ public protocol ClientRegistrationStore: Sendable {
     /// Forgets the client registered at `issuer` (one the server no longer knows).
     func remove(for issuer: URL) async throws
 }
+#endif

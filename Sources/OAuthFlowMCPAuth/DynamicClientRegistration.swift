@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -138,3 +139,4 @@ struct DynamicClientRegistration: Sendable {
             .registrationFailed, "the dynamic client registration at \(endpoint.absoluteString) (of \(issuer.absoluteString)) failed: \(why)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -45,3 +46,4 @@ public struct FileClientRegistrationStore: ClientRegistrationStore {
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
     }
 }
+#endif

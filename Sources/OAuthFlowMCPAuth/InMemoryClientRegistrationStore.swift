@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 
 /// Registered clients in memory, for the life of the process.
@@ -12,3 +13,4 @@ public actor InMemoryClientRegistrationStore: ClientRegistrationStore {
 
     public func remove(for issuer: URL) { clients[issuer.absoluteString] = nil }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -414,3 +415,4 @@ extension MCPAuthorization {
         await context.manager.reload()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -48,3 +49,4 @@ extension MCPAuthorization {
         return session.tokens
     }
 }
+#endif

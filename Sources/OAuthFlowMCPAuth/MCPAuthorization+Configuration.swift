@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
@@ -138,3 +139,4 @@ extension MCPAuthorization.Configuration {
             clientName: clientName)
     }
 }
+#endif

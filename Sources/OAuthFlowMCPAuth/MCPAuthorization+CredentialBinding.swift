@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -53,3 +54,4 @@ extension ErrorCode where Domain == MCPAuthorizationError {
     /// than the one the MCP server names, or a client given under one issuer says it belongs to another: nothing is sent.
     public static let wrongAuthorizationServer = Self("wrong_authorization_server")
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -81,3 +82,4 @@ extension MCPAuthorization {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -217,3 +218,4 @@ extension ErrorCode where Domain == MCPAuthorizationError {
     /// The authorization server answered a JWT bearer grant with a token for another resource: it is neither stored nor sent.
     public static let tokenMismatch = Self("token_mismatch")
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -36,3 +37,4 @@ extension MCPAuthorization {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -223,3 +224,4 @@ extension MCPAuthorization {
         }
     }
 }
+#endif

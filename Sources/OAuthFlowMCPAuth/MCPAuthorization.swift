@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -155,3 +156,4 @@ public final class MCPAuthorization: Sendable {
         return chosen
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -46,3 +47,4 @@ extension ErrorCode where Domain == MCPAuthorizationError {
     /// `MCPAuthorizer.requestModifier`.
     public static let dpopProofsMissing = Self("dpop_proofs_missing")
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -141,3 +142,4 @@ public struct MCPServerInspection: Sendable, Encodable {
         try container.encode(defaultEndpoints, forKey: .defaultEndpoints)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -88,3 +89,4 @@ final class PreparedProofs: Sendable {
     /// `htu` (RFC 9449 §4.2): the URL without query, fragment or user information.
     static func target(of url: URL) -> String { DPoPKey.target(of: url) }
 }
+#endif

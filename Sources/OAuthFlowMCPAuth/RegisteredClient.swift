@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -43,3 +44,4 @@ public struct RegisteredClient: Sendable, Hashable, Codable {
         return settings
     }
 }
+#endif

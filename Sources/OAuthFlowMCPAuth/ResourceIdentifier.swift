@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import OAuthFlow
 
@@ -57,3 +58,4 @@ package struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
         ResourceIdentifier(url)?.origin
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -355,3 +356,4 @@ struct ServerDiscovery: Sendable {
         TerminalText.escaped(TerminalText.quoted(text))
     }
 }
+#endif

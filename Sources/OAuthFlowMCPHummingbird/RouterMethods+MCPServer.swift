@@ -1,3 +1,4 @@
+#if MCP && Hummingbird
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -62,3 +63,4 @@ extension RouterMethods {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MCP && Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowMCP
@@ -49,3 +50,4 @@ extension RoutesBuilder {
         path.split(separator: "/").map { .constant(String($0)) }
     }
 }
+#endif

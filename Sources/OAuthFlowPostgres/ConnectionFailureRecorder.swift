@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import OAuthFlow
@@ -59,3 +60,4 @@ final class ConnectionFailureRecorder: Sendable {
         return value.isEmpty ? nil : String(value.prefix(200))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import OAuthFlow
 
 /// A continuation behind a lock, resumed once: whichever of two racing tasks (an answer, a deadline)
@@ -18,3 +19,4 @@ extension Locked {
         withLock { $0.take() }?.resume(throwing: error)
     }
 }
+#endif

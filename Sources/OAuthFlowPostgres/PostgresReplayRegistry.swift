@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import OAuthFlow
 import PostgresNIO
@@ -61,4 +62,19 @@ public final class PostgresReplayRegistry: ReplayRegistry, Sendable {
         }
         return inserted
     }
+
+    public func isRecorded(_ identifier: String) async throws -> Bool {
+        try await store.withDeadline("look up a recorded identifier") {
+            try await self.store.client.query(
+                "SELECT 1 FROM \(unescaped: self.table) WHERE id = \(identifier) AND expires_at >= now()", logger: self.store.logger
+            ).collect().count == 1
+        }
+    }
+
+    public func forget(_ identifier: String) async throws {
+        try await store.withDeadline("forget a recorded identifier") {
+            try await self.store.client.query("DELETE FROM \(unescaped: self.table) WHERE id = \(identifier)", logger: self.store.logger)
+        }
+    }
 }
+#endif

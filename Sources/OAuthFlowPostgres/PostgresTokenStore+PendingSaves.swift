@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import OAuthFlow
@@ -143,3 +144,4 @@ extension PostgresTokenStore {
         }
     }
 }
+#endif

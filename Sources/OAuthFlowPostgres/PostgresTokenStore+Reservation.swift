@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import NIOCore
 import OAuthFlow
@@ -225,3 +226,4 @@ extension PostgresTokenStore {
         }
     }
 }
+#endif

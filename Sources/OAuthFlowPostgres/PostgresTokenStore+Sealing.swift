@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import NIOCore
 import OAuthFlow
@@ -49,3 +50,4 @@ extension PostgresTokenStore {
         return session
     }
 }
+#endif

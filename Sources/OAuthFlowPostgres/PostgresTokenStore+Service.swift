@@ -1,3 +1,4 @@
+#if Postgres
 import OAuthFlow
 import PostgresNIO
 import ServiceLifecycle
@@ -30,3 +31,4 @@ extension PostgresTokenStore: Service {
         await pool.value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import CoreMetrics
 import Crypto
 import Foundation
@@ -378,3 +379,4 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         return "postgresql://\(user)@\(shownHost):\(configuration.port ?? 5432)\(database)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import OAuthFlow
@@ -31,3 +32,4 @@ struct RecordingLogHandler: LogHandler {
         }
     }
 }
+#endif

@@ -15,8 +15,15 @@ public struct SecurityEvent: Sendable, Hashable {
     public let tokenID: String
     /// The token's `iat`.
     public let issuedAt: Date
-    /// Whom the event is about.
+    /// Whom the event is about: the user a complex subject names, or its only identifier.
     public let subject: Subject
+    /// The provider session the event is about: the `id` of a complex subject's `session` (SSF 1.0 §"Complex
+    /// Subjects", `format: opaque`), which the receiver matches to the `sid` a stored session's ID token recorded. Nil
+    /// when the event names no session.
+    public let sessionID: String?
+    /// The subject identifier as sent (`sub_id`, or the event's `subject`), every member kept: a complex subject's
+    /// `tenant`, `device`, `application`. Empty for Sign in with Apple's notifications, whose subject is their `sub`.
+    public let subjectIdentifier: [String: JSONValue]
     /// The event's own members (CAEP's `credential_type`, RISC's `reason`, SSF's `state`, Apple's `email`), as sent.
     public let members: [String: JSONValue]
 
@@ -24,7 +31,8 @@ public struct SecurityEvent: Sendable, Hashable {
     public enum Subject: Sendable, Hashable {
         /// An issuer and the subject it issued (`iss_sub`; Google's `iss-sub`; Apple's `sub`, issued by Apple).
         case issuerSubject(issuer: String, subject: String)
-        /// An identifier the transmitter and the receiver agree on (`opaque`): the subject the provider issued.
+        /// An identifier the transmitter and the receiver agree on (`opaque`): resolved by the host's `resolveSubject`,
+        /// or taken as the subject the provider issued when its descriptor says `security_events.opaque_subjects: sub`.
         case opaque(String)
         /// An e-mail address (`email`).
         case email(String)
@@ -65,6 +73,19 @@ public struct SecurityEvent: Sendable, Hashable {
     static let risc = "https://schemas.openid.net/secevent/risc/event-type/"
     static let ssf = "https://schemas.openid.net/secevent/ssf/event-type/"
     static let oauthEvents = "https://schemas.openid.net/secevent/oauth/event-type/"
+
+    /// The session a complex subject's `session` names (`format: opaque`), if any.
+    static func sessionID(in identifier: [String: JSONValue]) -> String? {
+        let format = (identifier["format"] ?? identifier["subject_type"])?.stringValue
+        guard format == "complex", case let .object(session)? = identifier["session"], session["format"]?.stringValue == "opaque",
+            let id = session["id"]?.stringValue, !id.isEmpty
+        else { return nil }
+        return id
+    }
+
+    /// Whether the event is about a stream rather than a user (SSF's `verification` and `stream-updated`, RISC's
+    /// `verification`): its subject is the stream.
+    var isAboutStream: Bool { type.hasPrefix(Self.ssf) || Self.verificationTypes.contains(type) }
 
     /// The SSF and RISC verification event types.
     static let verificationTypes: Set<String> = [ssf + "verification", risc + "verification"]

@@ -30,12 +30,18 @@ extension SecurityEventReceiver {
         guard let tokenID = claims["jti"]?.stringValue, !tokenID.isEmpty, tokenID.utf8.count <= Self.maximumTokenIDLength else {
             throw Refusal("invalid_request", "the token has no `jti` (a string of at most \(Self.maximumTokenIDLength) bytes)")
         }
-        let (type, members, subject) = try event(of: claims, issuer: issuer)
+        let (type, members, identifier) = try event(of: claims)
         // Google's verification is asked for through its own API: the receiver never knew its state.
         if SecurityEvent.action(of: type) == .verification, policy.format == .ssf { try checkVerificationState(members["state"]) }
+        let subject: SecurityEvent.Subject
+        if policy.format == .apple, let sub = members["sub"]?.stringValue {
+            subject = .issuerSubject(issuer: issuer, subject: sub)
+        } else {
+            subject = identifier.isEmpty ? .none : SecurityEvent.Subject(identifier: identifier)
+        }
         return SecurityEvent(
             type: type, provider: provider.id, issuer: issuer, tokenID: tokenID, issuedAt: Date(timeIntervalSince1970: issuedAt),
-            subject: subject, members: members)
+            subject: subject, sessionID: SecurityEvent.sessionID(in: identifier), subjectIdentifier: identifier, members: members)
     }
 
     /// The signing algorithm, once the header passed: an algorithm the descriptor allows, no critical extension, and the
@@ -66,6 +72,7 @@ extension SecurityEventReceiver {
     private func checkSignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws(Refusal) {
         let keys: SigningKeys
         let snapshot: SigningKeys.Snapshot
+        let fetchedNow: Bool
         let now = client.environment.clock.now()
         // While the keys cannot be read, anyone's POST would cause another fetch: one try every `retryInterval` at most.
         if let failed = state.current.keysFailedAt, now.timeIntervalSince(failed) < Self.retryInterval {
@@ -73,14 +80,22 @@ extension SecurityEventReceiver {
         }
         do {
             keys = try await signingKeys()
-            snapshot = try await keys.snapshot(for: jws.keyID)
+            (snapshot, fetchedNow) = try await keys.lookUp(jws.keyID)
         } catch {
             state.withLock { $0.keysFailedAt = now }
             throw Refusal("temporarily_unavailable", "the transmitter's keys cannot be read: \(error)", unavailable: true)
         }
         if state.current.keysFailedAt != nil { state.withLock { $0.keysFailedAt = nil } }
         if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
-            throw Refusal("invalid_key", "the transmitter's keys hold no key `\(String(keyID.prefix(80)))`")
+            // A key the transmitter published after the keys were last read is looked up at most once every 30 seconds,
+            // whoever asks: a token naming a key not looked up now may be genuine, and is sent back to be delivered again
+            // (a push transmitter does not retry a 400, and a poll stream would report the event as refused).
+            guard fetchedNow else {
+                throw Refusal(
+                    "temporarily_unavailable", "the transmitter's keys hold no key `\(String(keyID.prefix(80)))`, and cannot be read again yet",
+                    unavailable: true)
+            }
+            throw Refusal("invalid_key", "the transmitter's keys, read just now, hold no key `\(String(keyID.prefix(80)))`")
         }
         guard snapshot.verifies(jws, algorithm: algorithm) else {
             throw Refusal("invalid_key", "the token's signature does not verify with the transmitter's keys")
@@ -156,8 +171,9 @@ extension SecurityEventReceiver {
         return issuedAt
     }
 
-    /// The one event a token carries: its type, its members and its subject.
-    private func event(of claims: [String: JSONValue], issuer: String) throws(Refusal) -> (String, [String: JSONValue], SecurityEvent.Subject) {
+    /// The one event a token carries: its type, its members and its subject identifier (empty for Apple's, whose subject
+    /// is the event's `sub`, and for an event that names nobody).
+    private func event(of claims: [String: JSONValue]) throws(Refusal) -> (String, [String: JSONValue], [String: JSONValue]) {
         if policy.format == .apple {
             // Apple's `events` is a JSON text holding one event: `type`, `sub`, `event_time` and, for e-mail events, more.
             guard case let .string(text)? = claims["events"], let members = try? ServerJSON.object(Data(text.utf8)),
@@ -165,7 +181,7 @@ extension SecurityEventReceiver {
             else {
                 throw Refusal("invalid_request", "the notification's `events` is not a JSON text with a `type` and a `sub`")
             }
-            return (type, members, .issuerSubject(issuer: issuer, subject: subject))
+            return (type, members, [:])
         }
         if policy.format == .ssf, claims["sub"] != nil {
             throw Refusal("invalid_request", "the token carries `sub`, which SSF 1.0 forbids in an event (its subject is `sub_id`)")
@@ -175,18 +191,16 @@ extension SecurityEventReceiver {
         else {
             throw Refusal("invalid_request", "the token's `events` does not hold exactly one event object (SSF 1.0 §\"events\")")
         }
-        let subject: SecurityEvent.Subject
-        if case let .object(identifier)? = claims["sub_id"] {
-            subject = SecurityEvent.Subject(identifier: identifier)
-        } else if case let .object(identifier)? = members["subject"] {
-            subject = SecurityEvent.Subject(identifier: identifier)
-        } else {
-            subject = .none
+        var identifier: [String: JSONValue] = [:]
+        if case let .object(given)? = claims["sub_id"] {
+            identifier = given
+        } else if case let .object(given)? = members["subject"] {
+            identifier = given
         }
-        guard subject != .none || SecurityEvent.action(of: type) == .verification || SecurityEvent.action(of: type) == .none else {
+        guard !identifier.isEmpty || SecurityEvent.action(of: type) == .verification || SecurityEvent.action(of: type) == .none else {
             throw Refusal("invalid_request", "the event names no subject (`sub_id`)")
         }
-        return (type, members, subject)
+        return (type, members, identifier)
     }
 
     /// A verification event's `state` must be one this receiver asked for and still expects (SSF 1.0 §"Verification");

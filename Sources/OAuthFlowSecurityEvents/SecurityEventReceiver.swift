@@ -41,6 +41,30 @@ public final class SecurityEventReceiver: Sendable {
         public let ended: [SessionKey]
         /// The sessions marked for a new sign-in (`StoredSession.reauthenticationRequired`).
         public let marked: [SessionKey]
+        /// Whom the receiver found the event to be about.
+        public let resolution: SubjectResolution
+
+        /// The subject (`sub`) the provider issued to the user the event is about, when the receiver could tell:
+        /// ``SubjectResolution/user(_:)``'s.
+        public var subject: String? {
+            guard case let .user(subject) = resolution else { return nil }
+            return subject
+        }
+    }
+
+    /// Whom an event is about, as far as the receiver could tell.
+    public enum SubjectResolution: Sendable, Hashable {
+        /// The user the provider issued this subject (`sub`): named so by the event (`iss_sub` of the provider's
+        /// issuer, Apple's `sub`, an `opaque` id under `opaque_subjects: sub`), by the host's `resolveSubject`, or by
+        /// the stored sessions that record the session the event names.
+        case user(String)
+        /// Nobody: the event is about a stream (SSF's and RISC's `verification`, SSF's `stream-updated`) or names no
+        /// subject.
+        case nobody
+        /// Someone the receiver could not resolve: an `iss_sub` of another issuer, a subject the host's
+        /// `resolveSubject` did not know, a session no stored session records. Nothing was ended or marked; the event
+        /// was still acknowledged, as the transmitter did its part.
+        case unresolved
     }
 
     /// The largest body read: a security event token is a few kilobytes.
@@ -134,124 +158,6 @@ public final class SecurityEventReceiver: Sendable {
             throw Refusal("invalid_request", "the request is not application/secevent+jwt (RFC 8935 §2)")
         }
         return String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    // MARK: - Acting
-
-    /// How long a receiver holds an event it is acting on before another delivery of it may act instead (after a
-    /// failure, say).
-    static let claimLifetime: TimeInterval = 60
-
-    /// Acts on a verified event and hands it to the handler, once however many times it is delivered.
-    ///
-    /// The event is claimed first (for ``claimLifetime``, in the shared replay registry): a delivery while it is claimed
-    /// (being handled, or handled a moment ago, or by an instance that failed) is answered 503, to be sent again later.
-    /// It is acted on, and only then recorded as received for as long as it could be accepted: a later delivery is a
-    /// duplicate, acknowledged and ignored. A failure to act answers 503 without recording it, so a later delivery acts.
-    /// Acting twice is harmless: a session whose user signed in after the event is never touched.
-    func handle(_ event: SecurityEvent, status: Int) async -> Answer {
-        let now = client.environment.clock.now()
-        do {
-            let claim = "security-event claim \(event.issuer) \(event.tokenID)"
-            guard try await replays.firstUse(of: claim, until: now.addingTimeInterval(Self.claimLifetime)) else {
-                return refusal(Refusal("temporarily_unavailable", "the event is being handled, or was a moment ago", unavailable: true))
-            }
-        } catch {
-            return refusal(Refusal("temporarily_unavailable", "the replay registry cannot be reached: \(error)", unavailable: true))
-        }
-        if event.action == .verification, let sent = event.members["state"]?.stringValue { forgetExpectedState(sent) }
-        var ended: [SessionKey] = []
-        var marked: [SessionKey] = []
-        do {
-            for match in try await matches(event) {
-                switch event.action {
-                case .endSessions:
-                    ended += try await ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays)
-                        .endSessions(match, signedInBy: event.occurredAt)
-                case .requireSignIn:
-                    marked += try await markForSignIn(match, event: event)
-                case .verification, .none:
-                    break
-                }
-            }
-        } catch {
-            return refusal(Refusal("temporarily_unavailable", "the session store cannot be reached: \(error)", unavailable: true))
-        }
-        // Kept as long as the token could be accepted at all: its age limit and the leeway past it, twice (clocks differ).
-        let keep = event.issuedAt.addingTimeInterval(policy.maximumAge + 2 * Self.leeway)
-        let first = (try? await replays.firstUse(of: "security-event \(event.issuer) \(event.tokenID)", until: keep)) ?? true
-        guard first else { return Self.duplicate(status) }
-        let outcome = Outcome(event: event, ended: ended, marked: marked)
-        logger.info(
-            "security event received",
-            metadata: [
-                "provider": "\(provider.id)", "event": "\(TerminalText.escaped(event.type))", "ended": "\(ended.count)",
-                "marked": "\(marked.count)",
-            ])
-        await handler(outcome)
-        return Answer(status: status, body: "", error: nil, outcome: outcome)
-    }
-
-    /// The answer to an event already received: acknowledged, nothing done.
-    static func duplicate(_ status: Int) -> Answer {
-        Answer(status: status, body: "", error: nil, outcome: nil, isDuplicate: true)
-    }
-
-    /// The provider sessions an event's subject names: `iss_sub` of the provider's own issuer (a transmitter does not
-    /// speak for another issuer's subjects, such as another tenant's of the same descriptor); an `opaque` id, or the
-    /// subject the host's resolver gives for another format (an e-mail address), as a subject the provider issued.
-    /// None for nobody.
-    private func matches(_ event: SecurityEvent) async throws -> [ProviderSession.Match] {
-        guard event.action == .endSessions || event.action == .requireSignIn else { return [] }
-        let providerIssuer = provider.issuer?.absoluteString ?? policy.issuer.absoluteString
-        let named: (issuer: String, subject: String)
-        switch event.subject {
-        case let .issuerSubject(issuer, subject):
-            guard isOwnIssuer(issuer) else { return [] }
-            named = (issuer, subject)
-        case let .opaque(id):
-            named = (providerIssuer, id)
-        case .email, .other:
-            guard let subject = try await resolveSubject(event.subject) else { return [] }
-            named = (providerIssuer, subject)
-        case .none:
-            return []
-        }
-        return spellings(of: named.issuer).compactMap { ProviderSession.Match(issuer: $0, subject: named.subject, sessionID: nil) }
-    }
-
-    /// Whether `issuer` is the provider's (or the transmitter's), in any of the spellings ``spellings(of:)`` allows.
-    private func isOwnIssuer(_ issuer: String) -> Bool {
-        let known = [provider.issuer?.absoluteString, policy.issuer.absoluteString].compactMap { $0 } + provider.issuers.aliases
-        return known.contains { Self.sameIssuer(issuer, $0, lenient: true) }
-    }
-
-    /// Every way a session may record `issuer`: when it is the provider's (with or without a final `/`, or one of its
-    /// aliases: Google writes its issuer each of these ways), all of them, since a session keeps its ID token's `iss` as
-    /// the provider wrote it then; otherwise `issuer` alone.
-    private func spellings(of issuer: String) -> [String] {
-        guard let own = provider.issuer?.absoluteString else { return [issuer] }
-        let known = [own, policy.issuer.absoluteString] + provider.issuers.aliases
-        guard known.contains(where: { Self.sameIssuer(issuer, $0, lenient: true) }) else { return [issuer] }
-        var all: [String] = []
-        for spelling in known + [issuer] {
-            let bare = spelling.hasSuffix("/") ? String(spelling.dropLast()) : spelling
-            for variant in [bare, bare + "/"] where !all.contains(variant) { all.append(variant) }
-        }
-        return all
-    }
-
-    /// Marks every session `match` names for a new sign-in, each under the store's lock so that a refresh under way
-    /// cannot write the session back unmarked.
-    private func markForSignIn(_ match: ProviderSession.Match, event: SecurityEvent) async throws -> [SessionKey] {
-        let sessions = self.sessions
-        let now = client.environment.clock.now()
-        return try await sessions.withEachSession(of: provider.id, matching: match, signedInBy: event.occurredAt) { session in
-            guard session.reauthenticationRequired == nil else { return }
-            var marked = session
-            marked.reauthenticationRequired = StoredSession.ReauthenticationMark(event: event.type, markedAt: now)
-            try await sessions.save(marked)
-        }
     }
 
     // MARK: - Answers

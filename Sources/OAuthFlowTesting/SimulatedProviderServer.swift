@@ -1,3 +1,4 @@
+#if NIO  // SwiftNIO is in the graph only with the package trait NIO (Package.swift)
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -185,3 +186,4 @@ public final class SimulatedProviderServer: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO  // SwiftNIO is in the graph only with the package trait NIO (Package.swift)
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -11,3 +12,4 @@ struct WholeRequest: Sendable {
     /// Whether the body was longer than ``SimulatedProviderServer/maximumBodySize`` (the rest was dropped).
     let tooLarge: Bool
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO  // SwiftNIO is in the graph only with the package trait NIO (Package.swift)
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -33,3 +34,4 @@ final class WholeRequestReader: ChannelInboundHandler {
         }
     }
 }
+#endif

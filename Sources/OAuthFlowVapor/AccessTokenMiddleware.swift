@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import Vapor
@@ -66,3 +67,4 @@ extension Request {
         auth.get(ProtectedResource.Principal.self)
     }
 }
+#endif

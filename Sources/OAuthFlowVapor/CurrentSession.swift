@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowWeb
@@ -5,3 +6,4 @@ import Vapor
 
 /// Reads the signed-in session's key from the host's own session (nil when nobody is signed in).
 public typealias CurrentSession = @Sendable (Request) async throws -> SessionKey?
+#endif

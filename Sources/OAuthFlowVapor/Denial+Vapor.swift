@@ -1,3 +1,4 @@
+#if Vapor
 import OAuthFlow
 import Vapor
 
@@ -10,3 +11,4 @@ extension ProtectedResource.Denial {
         return Response(status: HTTPResponseStatus(statusCode: status), headers: fields, body: .empty)
     }
 }
+#endif

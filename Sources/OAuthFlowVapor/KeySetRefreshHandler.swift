@@ -1,3 +1,4 @@
+#if Vapor
 import OAuthFlow
 import Vapor
 
@@ -33,3 +34,4 @@ public final class KeySetRefreshHandler: LifecycleHandler {
         }
     }
 }
+#endif

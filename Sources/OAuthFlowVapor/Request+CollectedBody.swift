@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowWeb
@@ -60,3 +61,4 @@ extension PathComponent {
         path.split(separator: "/").map { .constant(String($0)) }
     }
 }
+#endif

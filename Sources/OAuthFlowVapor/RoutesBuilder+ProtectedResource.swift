@@ -1,3 +1,4 @@
+#if Vapor
 import OAuthFlow
 import Vapor
 
@@ -11,3 +12,4 @@ extension RoutesBuilder {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlowWeb
 import Vapor
@@ -52,3 +53,4 @@ extension RoutesBuilder {
         on(.POST, callback, body: .stream, use: finish)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowSecurityEvents
@@ -65,3 +66,4 @@ extension RoutesBuilder {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlowWeb
 import Vapor
@@ -6,3 +7,4 @@ import Vapor
 /// and answer, usually with a redirect to `result.returnTo`. The pending cookie's deletion is added to
 /// whatever response it returns.
 public typealias SignInHandler = @Sendable (WebSignInResult, Request) async throws -> Response
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowWeb
@@ -5,3 +6,4 @@ import Vapor
 
 /// Clears the host's own session (its cookie, its user) before the browser leaves for the provider's logout.
 public typealias SignOutHandler = @Sendable (Request) async throws -> Void
+#endif

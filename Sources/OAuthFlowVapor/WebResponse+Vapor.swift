@@ -1,3 +1,4 @@
+#if Vapor
 import OAuthFlowWeb
 import Vapor
 
@@ -9,3 +10,4 @@ extension WebResponse {
         return Response(status: HTTPResponseStatus(statusCode: status), headers: fields, body: body.isEmpty ? .empty : .init(string: body))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 import Foundation
 import OAuthFlow
 import OAuthFlowWeb
@@ -10,3 +11,4 @@ enum WebRouteLimits {
     /// What a route that reads no body lets Vapor collect (Vapor refuses a streamed body that reaches it).
     static let collectedBody = ByteCount(value: formBody + 1)
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 
@@ -30,3 +31,4 @@ struct OAuthFlowCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO  // SwiftNIO is in the graph only with the package trait NIO (Package.swift)
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -126,3 +127,4 @@ public final class HostileServer: Sendable {
         }
     }
 }
+#endif

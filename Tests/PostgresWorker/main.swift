@@ -1,3 +1,4 @@
+#if Postgres
 // Test helper: one "host instance" sharing sessions through PostgresTokenStore.
 //
 // Connection: OAUTHFLOW_TEST_PG_HOST, _PORT, _USER, _PASSWORD, _DATABASE; table OAUTHFLOW_TEST_PG_TABLE.
@@ -219,3 +220,4 @@ do {
 }
 pool.cancel()
 exit(0)
+#endif

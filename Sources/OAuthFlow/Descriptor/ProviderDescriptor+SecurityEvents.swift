@@ -17,7 +17,18 @@ extension ProviderDescriptor {
             case apple
         }
 
+        /// What an `opaque` subject identifier of the transmitter's events is.
+        package enum OpaqueSubjects: String, Sendable, Hashable, Codable, CaseIterable {
+            /// An identifier of the transmitter's own (a session's, an account's in another namespace): the host's
+            /// `resolveSubject` says which user it names, if any.
+            case resolve
+            /// The subject (`sub`) the provider issues its users in ID tokens.
+            case sub
+        }
+
         package var format: Format = .ssf
+        /// What the transmitter's `opaque` subject identifiers are.
+        package var opaqueSubjects: OpaqueSubjects = .resolve
         /// The transmitter's issuer, which every event's `iss` must equal; the provider's issuer when left out.
         package var issuer: String?
         /// The transmitter's configuration document; for `ssf` and `risc`, the issuer's well-known one when left out.
@@ -58,6 +69,10 @@ extension DescriptorSchema {
         SectionKey(
             \.maxAge, { $0.maxAge = $1 }, "max_age", .integer(60...2_592_000), default: "\(ProviderDescriptor.SecurityEvents().maxAge)",
             "How old, in seconds, an event may be when it arrives; its `jti` is remembered as long, so a replay is refused."),
+        SectionKey(
+            \.opaqueSubjects, { $0.opaqueSubjects = $1 }, "opaque_subjects", default: ProviderDescriptor.SecurityEvents().opaqueSubjects,
+            "What an event's `opaque` subject identifier is: `resolve`, an identifier of the transmitter's own that the host's `resolveSubject` maps to a user (or to nobody); `sub`, the subject the provider issues its users in ID tokens."
+        ),
         SectionKey(
             \.events, { $0.events = $1 }, "events", .list(.string(pattern: "^[!-~]+$")),
             "The event types the transmitter sends (URIs): a new stream asks for these, and the providers table lists them."),

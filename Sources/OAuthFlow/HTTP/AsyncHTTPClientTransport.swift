@@ -1,6 +1,7 @@
-// Linux and Android, exactly where Package.swift links async-http-client to OAuthFlow: not `canImport`, whose answer
-// on a Mac would depend on whether another target of the same build (a test target, Vapor) built the module first.
-#if os(Linux) || os(Android)
+// Linux and Android with the package trait NIO, exactly where Package.swift links async-http-client to OAuthFlow: not
+// `canImport`, whose answer on a Mac would depend on whether another target of the same build (a test target, Vapor)
+// built the module first.
+#if (os(Linux) || os(Android)) && NIO
 import AsyncHTTPClient
 import Foundation
 import NIOCore

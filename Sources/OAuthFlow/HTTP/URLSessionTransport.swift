@@ -1,6 +1,7 @@
 // Everywhere Package.swift does not link async-http-client to OAuthFlow (AsyncHTTPClientTransport.swift says why
-// the test is os(), not canImport); on Linux also when scripts/apple-typecheck.sh type-checks it (never in a build).
-#if !(os(Linux) || os(Android)) || OAUTHFLOW_TYPECHECK_APPLE
+// the test is os(), not canImport): Apple platforms, and Linux without the package trait NIO; on Linux also when
+// scripts/apple-typecheck.sh type-checks it (never in a build).
+#if !((os(Linux) || os(Android)) && NIO) || OAUTHFLOW_TYPECHECK_APPLE
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -18,6 +18,9 @@ package actor SigningKeys {
     private var fetching: Task<Snapshot, any Error>?
     /// When a `kid` the set lacked last caused a fetch.
     private var lastRefetch: Date?
+    /// When a fetch last failed, while none has succeeded since: a stale set is not fetched again before
+    /// ``refetchInterval`` has passed, so that a failing endpoint is not asked once a token.
+    private var lastFailure: Date?
     private var fetches = 0
 
     /// - Parameters:
@@ -63,17 +66,30 @@ package actor SigningKeys {
     /// - Throws: ``JWTError`` `keysUnavailable` when no set has ever been fetched and this fetch fails.
     ///   A failed refetch keeps the cached set.
     public func snapshot(for keyID: String?) async throws -> Snapshot {
+        try await lookUp(keyID).snapshot
+    }
+
+    /// Keys to verify a token naming `keyID` with, as ``snapshot(for:)`` gives them, and whether the set was fetched
+    /// for this call: when it lacks `keyID` and was not, the key may have been published since the set was fetched
+    /// (a refetch was not due, or failed), and the token cannot be called unverifiable yet.
+    ///
+    /// Fetches stay bounded whatever the endpoint does: one for an unknown `kid` every ``refetchInterval`` at most, and
+    /// once the set is older than ``maximumAge`` and a fetch failed, one more every ``refetchInterval`` at most.
+    ///
+    /// - Throws: ``JWTError`` `keysUnavailable` when no set has ever been fetched and this fetch fails.
+    package func lookUp(_ keyID: String?) async throws -> (snapshot: Snapshot, fetchedNow: Bool) {
         let now = clock.now()
         guard let current = latest.current else {
             // A set fetched for this very token is as fresh as a refetch would be: it is not fetched again at once.
-            return try await fetch()
+            return try await fetch(at: now)
         }
-        let stale = !isFresh(current, at: now)
+        let failedLately = lastFailure.map { now.timeIntervalSince($0) < refetchInterval } ?? false
+        let stale = !isFresh(current, at: now) && !failedLately
         let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false
         let due = lastRefetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true
-        guard stale || unknown && due else { return current }
+        guard stale || unknown && due else { return (current, false) }
         if !stale { lastRefetch = now }
-        return (try? await fetch()) ?? current
+        return (try? await fetch(at: now)) ?? (current, false)
     }
 
     /// Fetches the set now (or joins the fetch under way), whatever its age: a background refresher calls this
@@ -81,12 +97,13 @@ package actor SigningKeys {
     ///
     /// - Throws: ``JWTError`` `keysUnavailable` when the fetch fails; the cached set stays in use.
     package func refresh() async throws -> Snapshot {
-        try await fetch()
+        try await fetch(at: clock.now()).snapshot
     }
 
-    /// Fetches the set, or joins the fetch under way.
-    private func fetch() async throws -> Snapshot {
-        if let fetching { return try await fetching.value }
+    /// Fetches the set, or joins the fetch under way (`fetchedNow` false: it may have started before what the caller
+    /// checks was published).
+    private func fetch(at now: Date) async throws -> (snapshot: Snapshot, fetchedNow: Bool) {
+        if let fetching { return (try await fetching.value, false) }
         fetches += 1
         let generation = fetches
         let task = Task { [url, transport, algorithms, maximumKeys, providerID, clock] in
@@ -96,9 +113,16 @@ package actor SigningKeys {
         }
         fetching = task
         defer { fetching = nil }
-        let snapshot = try await task.value
+        let snapshot: Snapshot
+        do {
+            snapshot = try await task.value
+        } catch {
+            lastFailure = now
+            throw error
+        }
+        lastFailure = nil
         latest.withLock { $0 = snapshot }
-        return snapshot
+        return (snapshot, true)
     }
 
     private static func load(

@@ -16,6 +16,9 @@ extension Provider.Policy {
         package var maximumAge: TimeInterval
         /// The event types the transmitter sends.
         package var events: [String]
+        /// Whether an `opaque` subject identifier is the subject the provider issued (`opaque_subjects: sub`), rather
+        /// than one the host resolves.
+        package var opaqueSubjectsAreSubs = false
     }
 }
 
@@ -45,7 +48,8 @@ extension ProviderDescriptor.SecurityEvents {
         return .init(
             format: format, issuer: issuerURL, configuration: configurationURL,
             keys: try url(jwks, "security_events.jwks") ?? (format == .apple || configurationURL == nil ? providerKeys : nil),
-            algorithms: algorithms.compactMap(JWSAlgorithm.init(rawValue:)), maximumAge: TimeInterval(maxAge), events: events)
+            algorithms: algorithms.compactMap(JWSAlgorithm.init(rawValue:)), maximumAge: TimeInterval(maxAge), events: events,
+            opaqueSubjectsAreSubs: opaqueSubjects == .sub)
     }
 
     /// The well-known document `name` of `issuer`: inserted between the host and the issuer's path, whose final `/`

@@ -28,4 +28,13 @@ public final class InMemoryReplayRegistry: ReplayRegistry, Sendable {
             return true
         }
     }
+
+    public func isRecorded(_ identifier: String) async throws -> Bool {
+        let now = clock.now()
+        return seen.withLock { entries in entries[identifier].map { $0 > now } ?? false }
+    }
+
+    public func forget(_ identifier: String) async throws {
+        _ = seen.withLock { entries in entries.removeValue(forKey: identifier) }
+    }
 }

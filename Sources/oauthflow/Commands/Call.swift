@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -126,3 +127,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -22,3 +23,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -10,3 +11,4 @@ extension OAuthFlowCommand {
             subcommands: [Decode.self])
     }
 }
+#endif

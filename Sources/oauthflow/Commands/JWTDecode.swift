@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -72,3 +73,4 @@ extension OAuthFlowCommand.JWT {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -38,3 +39,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

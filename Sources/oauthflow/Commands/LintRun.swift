@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -91,3 +92,4 @@ struct LintRun {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -153,3 +154,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

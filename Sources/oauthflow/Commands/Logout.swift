@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -108,3 +109,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 
@@ -16,3 +17,4 @@ extension OAuthFlowCommand {
             subcommands: [Login.self, Token.self, Inspect.self])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -113,3 +114,4 @@ struct MCPGrantOptions: ParsableArguments {
         return applied
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -136,3 +137,4 @@ extension OAuthFlowCommand.MCP {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -87,3 +88,4 @@ extension OAuthFlowCommand.MCP {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -53,3 +54,4 @@ extension OAuthFlowCommand.MCP {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -158,3 +159,4 @@ extension OAuthFlowCommand.Providers {
         }
     }
 }
+#endif

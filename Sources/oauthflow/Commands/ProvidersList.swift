@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -105,3 +106,4 @@ extension OAuthFlowCommand.Providers {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -257,3 +258,4 @@ extension OAuthFlowCommand.Providers {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -32,3 +33,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import OAuthFlowLint
 
@@ -12,3 +13,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -25,3 +26,4 @@ extension OAuthFlowCommand.Token {
         }
     }
 }
+#endif

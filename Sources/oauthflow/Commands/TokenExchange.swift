@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -68,3 +69,4 @@ extension OAuthFlowCommand.Token {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -49,3 +50,4 @@ extension OAuthFlowCommand.Token {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -14,3 +15,4 @@ extension OAuthFlowCommand.Token {
         }
     }
 }
+#endif

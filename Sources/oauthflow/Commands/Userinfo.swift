@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -17,3 +18,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -115,3 +116,4 @@ extension ProtectedResource.Principal {
         return fields
     }
 }
+#endif

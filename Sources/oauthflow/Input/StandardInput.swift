@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 
 /// The command's standard input, read on a thread of its own.
@@ -39,3 +40,4 @@ enum StandardInput {
         }
     }
 }
+#endif

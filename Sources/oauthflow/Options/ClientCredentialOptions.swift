@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import OAuthFlow
 
@@ -38,3 +39,4 @@ struct ClientCredentialOptions: ParsableArguments {
         ClientSettings.Overrides(clientID: clientID, secretVariable: secretEnvironment, authMethod: authMethod, variables: variables, scopes: scopes)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -13,3 +14,4 @@ enum CommandEnvironment {
     /// which every front door a command makes asks, with the command's flags as its overrides.
     static let clients = ClientSettingsResolver(environment: variables)
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -86,3 +87,4 @@ struct LoginOptions: ParsableArguments {
         if let source = settings.secretSource { Output.stderr("\(prefix)Client secret: from \(source.named).\n") }
     }
 }
+#endif

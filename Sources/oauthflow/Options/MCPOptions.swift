@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -79,3 +80,4 @@ struct MCPOptions: ParsableArguments {
         return MCPAuthorization(configuration)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import Logging
@@ -49,3 +50,4 @@ struct RegistryOptions: ParsableArguments {
         return OAuth(configuration)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -51,3 +52,4 @@ struct ServiceOptions: ParsableArguments {
         return try await Output.running(advice: advice) { try await work(tokens) }
     }
 }
+#endif

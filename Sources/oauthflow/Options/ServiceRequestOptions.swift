@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import OAuthFlow
 
@@ -22,3 +23,4 @@ struct ServiceRequestOptions: ParsableArguments {
     /// Whether no flag was given.
     var isEmpty: Bool { scopes.isEmpty && resources.isEmpty && audiences.isEmpty && clientID == nil }
 }
+#endif

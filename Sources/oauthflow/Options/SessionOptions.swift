@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -105,3 +106,4 @@ struct SessionOptions: ParsableArguments {
         return try await Output.running(advice: hint) { try await work(oauth, session) }
     }
 }
+#endif

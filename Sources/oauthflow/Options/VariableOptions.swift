@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 
 /// Parses repeated `--var name=value` options.
@@ -34,3 +35,4 @@ struct VariableOptions: ParsableArguments {
         return values
     }
 }
+#endif

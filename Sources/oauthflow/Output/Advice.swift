@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -187,3 +188,4 @@ extension ClientSettings.SecretSource {
         return description
     }
 }
+#endif

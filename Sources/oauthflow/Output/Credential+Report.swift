@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
@@ -27,3 +28,4 @@ extension OAuthFlowCommand.Credential {
         }
     }
 }
+#endif

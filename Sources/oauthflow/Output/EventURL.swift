@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 
 /// A URL one sign-in event gives and a later one reads, on whichever thread each is delivered.
@@ -10,3 +11,4 @@ final class EventURL: @unchecked Sendable {
         set { lock.withLock { url = newValue } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -23,3 +24,4 @@ struct ExecCredential: Sendable, Hashable, Encodable {
         case apiVersion, kind, status
     }
 }
+#endif

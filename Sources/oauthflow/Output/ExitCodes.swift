@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 
 /// Exit codes beyond 0 (success), 1 (failure) and 64 (a malformed command line); see Docs/cli.md.
@@ -8,3 +9,4 @@ enum ExitCodes {
     /// `login --device`: interrupted with Ctrl-C; nothing was stored.
     static let interrupted = ExitCode(130)
 }
+#endif

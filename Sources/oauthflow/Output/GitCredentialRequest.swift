@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 import OAuthFlowFiles
@@ -68,3 +69,4 @@ struct GitCredentialRequest: Sendable, Hashable {
         try? store.writePrivateFile(Data(memo.rendered().utf8), named: GitCredentialMemo.fileName)
     }
 }
+#endif

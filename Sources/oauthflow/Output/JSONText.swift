@@ -1,3 +1,4 @@
+#if CLI
 import OAuthFlow
 
 /// JSON text made safe for a terminal while it stays JSON.
@@ -24,3 +25,4 @@ enum JSONText {
         return String(out)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import Logging
@@ -7,3 +8,4 @@ import OAuthFlow
 enum LoggingSetup {
     static let bootstrapped: Void = LoggingSystem.bootstrap { label in TerminalLogHandler(StreamLogHandler.standardError(label: label)) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -62,3 +63,4 @@ struct LoginCommand {
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
@@ -100,3 +101,4 @@ extension OAuthFlowCommand.Login {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -64,3 +65,4 @@ struct LoginSummary: Encodable {
         return lines.joined(separator: "\n") + "\n"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import OAuthFlow
 
@@ -21,3 +22,4 @@ extension Output {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import Logging
@@ -75,3 +76,4 @@ enum Output {
         return JSONText.escapingInvisibles(String(decoding: try encoder.encode(value), as: UTF8.self)) + "\n"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -43,3 +44,4 @@ final class Progress: @unchecked Sendable {
         if isTerminal { Output.stderrControl("\r\u{1B}[2K") }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 import OAuthFlowFiles
@@ -40,3 +41,4 @@ struct ProviderListRecord {
             Data(memo.rendered()), named: ProviderListMemo.fileName)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 import OAuthFlowFiles
@@ -45,3 +46,4 @@ struct SessionOriginRecord: Sendable {
         try? store.writePrivateFile(Data(memo.adding(entry).rendered().utf8), named: SessionOriginMemo.fileName)
     }
 }
+#endif

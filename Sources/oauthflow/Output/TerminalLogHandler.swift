@@ -1,3 +1,4 @@
+#if CLI
 import Logging
 import OAuthFlow
 
@@ -54,3 +55,4 @@ struct TerminalLogHandler: LogHandler {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import OAuthFlow
 
@@ -21,3 +22,4 @@ struct TokenSummary {
         text = lines.joined(separator: "\n") + "\n"
     }
 }
+#endif

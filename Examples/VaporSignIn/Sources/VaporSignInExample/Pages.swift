@@ -1,3 +1,4 @@
+#if Vapor
 import ExampleSupport
 import Foundation
 import Vapor
@@ -6,3 +7,4 @@ import Vapor
 func html(_ page: String, status: HTTPResponseStatus = .ok) -> Response {
     Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"], body: .init(string: page))
 }
+#endif

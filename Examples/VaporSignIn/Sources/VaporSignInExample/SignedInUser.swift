@@ -1,3 +1,4 @@
+#if Vapor
 import ExampleSupport
 import Foundation
 import Vapor
@@ -13,3 +14,4 @@ extension Request {
         session.data["user"] = String(decoding: try JSONEncoder().encode(user), as: UTF8.self)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Vapor
 // A web app with "Sign in with …" for every provider it enables, on Vapor: the same app as the
 // Hummingbird example (Examples/WebSignIn), with the same options, pages and element ids.
 //
@@ -108,3 +109,4 @@ do {
     exit(1)
 }
 try await app.asyncShutdown()
+#endif

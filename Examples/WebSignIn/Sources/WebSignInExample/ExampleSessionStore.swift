@@ -1,3 +1,4 @@
+#if Hummingbird && Postgres && Prometheus
 import CoreMetrics
 import Foundation
 import OAuthFlow
@@ -23,3 +24,4 @@ func exampleSessionStore(directory: URL, keyring: SessionKeyring, metrics: any M
     let store = try PostgresTokenStore(configuration: configuration, keyring: keyring, metrics: metrics)
     return (store, store)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird && Postgres && Prometheus
 // A web app with "Sign in with …" for every provider it enables, on Hummingbird.
 //
 //   swift run WebSignInExample --origin http://localhost:8080 --port 8080 \
@@ -158,3 +159,4 @@ print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
 let services: [any Service] = (postgres.map { [$0] } ?? []) + (api.map { [KeySetRefresher($0)] } ?? []) + [app]
 let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger))
 try await group.run()
+#endif
