@@ -63,3 +63,36 @@ import Testing
         await server.stop()
     }
 }
+
+/// `authorize-url` says how long its sign-in lives, and `login --callback-url` refuses one older than that
+/// (`PendingAuthorization.lifetime`), forgets it unsent and names the command that starts again (seen failing with no
+/// expiry: the code went to the token endpoint).
+@Suite struct ManualSignInExpiryTests {
+    @Test func aSignInFinishedTooLateIsRefusedAndForgotten() async throws {
+        let home = try CLIMessagesTests.Home()
+        defer { home.directory.cleanUp() }
+        try home.describeUnreachable("far")
+        let start = try await home.run(["authorize-url", "far", "--client-id", "cli-app"])
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(start.stderr.contains("then within 10 minutes run: "), "\(start.stderr)")
+        let url = try #require(URLComponents(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let state = try #require(url.queryItems?.first { $0.name == "state" }?.value)
+
+        // The sign-in started 11 minutes ago: its kept state says so.
+        let states = home.directory.url.appendingPathComponent("state")
+        let files = FileManager.default.enumerator(at: states, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        let pending = try #require(files.first { $0.lastPathComponent.hasSuffix(".pending.json") }, "\(files)")
+        var entry = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: pending)) as? [String: Any])
+        var authorization = try #require(entry["pending"] as? [String: Any])
+        let created = try #require(authorization["createdAt"] as? Double)
+        authorization["createdAt"] = created - 660
+        entry["pending"] = authorization
+        try JSONSerialization.data(withJSONObject: entry).write(to: pending)
+
+        let late = try await home.run(["login", "far", "--callback-url", "http://127.0.0.1:8765/callback?code=abc&state=\(state)"])
+        #expect(late.status == 1, "\(late.stderr)")
+        #expect(late.stderr.contains("more than 10 minutes ago"), "\(late.stderr)")
+        #expect(late.stderr.contains("start again with `oauthflow authorize-url far"), "\(late.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pending.path), "the expired sign-in is forgotten")
+    }
+}

@@ -99,6 +99,9 @@ extension ErrorCode where Domain == FlowError {
     public static let requestObject = Self("request_object")
     /// The pushed request's `request_uri` expired before the browser used it: start the sign-in again.
     public static let pushedRequestExpired = Self("pushed_request_expired")
+    /// A manual sign-in was finished more than ``PendingAuthorization/lifetime`` after it started: it was forgotten
+    /// unsent; start it again.
+    public static let manualSignInExpired = Self("manual_sign_in_expired")
     /// The provider has no end-session endpoint (in its descriptor or its discovery document): the session
     /// ends here only, and the provider's stays.
     public static let noEndSessionEndpoint = Self("no_end_session_endpoint")

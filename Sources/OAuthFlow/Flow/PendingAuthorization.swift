@@ -29,6 +29,24 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     /// Whether the URL can no longer be used: its pushed request expired (a provider would show an error page).
     public func isExpired(at now: Date = Date()) -> Bool { requestExpiresAt.map { now >= $0 } ?? false }
 
+    /// How long after ``createdAt`` a started authorization may still be finished: 10 minutes. Signing in (on another
+    /// device, as a manual sign-in does) and copying the address back takes a few minutes; the code the provider returns
+    /// is meant to live 10 minutes at most (RFC 6749 §4.1.2), and the state and PKCE verifier kept here are what make a
+    /// stolen or later response redeemable (RFC 9700 §4.5, §4.7): a started authorization kept for days would let
+    /// whoever saw its URL consent with their own account and have the user paste the redirect.
+    public static let lifetime: TimeInterval = 600
+
+    /// Whether this authorization can no longer be finished: started more than `lifetime` before `now`, or, by a
+    /// clock that moved back, more than a minute after it (its age cannot be told).
+    ///
+    /// - Parameters:
+    ///   - now: The time to judge by.
+    ///   - lifetime: How long a started authorization lives; ``lifetime`` by default.
+    public func hasLapsed(at now: Date, lifetime: TimeInterval = Self.lifetime) -> Bool {
+        let age = now.timeIntervalSince(createdAt)
+        return age > lifetime || age < -60
+    }
+
     /// Builds the authorization request for a resolved provider (RFC 6749 §4.1.1, RFC 7636 §4.3), its parameters in the URL.
     ///
     /// - Parameters:

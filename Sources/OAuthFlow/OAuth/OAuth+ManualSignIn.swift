@@ -15,6 +15,9 @@ extension OAuth {
         public let variables: [String: String]
         /// When the request pushed to the provider expires (RFC 9126): the URL must be opened before then.
         public let requestExpiresAt: Date?
+        /// When the sign-in can no longer be finished (``PendingAuthorization/lifetime`` after it started): the redirect
+        /// must be given back before then.
+        public let expiresAt: Date
         /// Whether the redirect URI names ``defaultPort`` and the descriptor fixes no port: a provider must then take
         /// any loopback port (RFC 8252 §7.3), or have that one registered.
         public let usesDefaultPort: Bool
@@ -25,7 +28,8 @@ extension OAuth {
 
     /// Starts a sign-in to finish with ``finishManualSignIn(to:account:callback:keptCorruptSession:)``, perhaps in
     /// another process: its state (the PKCE verifier among it) is kept beside the sessions of this `OAuth`'s
-    /// ``FileTokenStore``, 0600, replacing any sign-in in progress for the same session.
+    /// ``FileTokenStore``, 0600, replacing any sign-in in progress for the same session. It must be finished within
+    /// ``PendingAuthorization/lifetime`` (10 minutes, ``ManualSignIn/expiresAt``).
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -74,7 +78,8 @@ extension OAuth {
     ///   - callback: The redirect URL the browser ended on.
     ///   - keptCorruptSession: Told the path an unreadable stored session was moved to, instead of being overwritten.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
-    /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress, this `OAuth`'s client for `name` is not the
+    /// - Throws: ``FlowError`` `manual_sign_in_expired` when it started more than ``PendingAuthorization/lifetime`` ago
+    ///   (it is forgotten, nothing sent); `manual_sign_in` when none is in progress, this `OAuth`'s client for `name` is not the
     ///   one that started it, `name` names another provider or authorization endpoint, or another call took it first;
     ///   ``TokenStoreError`` for a kept state that is not private, or not one; what
     ///   ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
@@ -87,6 +92,14 @@ extension OAuth {
         let key = SessionKey(providerID: name, account: account)
         guard let saved = try pendingStore.load(for: key) else {
             throw FlowError(.manualSignIn, "no sign-in to \(name) is in progress for \(key)")
+        }
+        if saved.pending.hasLapsed(at: environment.clock.now()) {
+            // Forgotten unsent: its code, state and verifier are for a request too old to trust (RFC 6749 §4.1.2).
+            _ = pendingStore.claim(for: key, state: saved.pending.state)
+            throw FlowError(
+                .manualSignInExpired,
+                "the sign-in to \(name) for \(key) was started at \(saved.pending.createdAt), more than \(Int(PendingAuthorization.lifetime / 60)) minutes ago: a started sign-in is finished within that, and this one was forgotten unsent; start it again"
+            )
         }
         var settings = try clientSettings(for: name)
         guard settings.clientID == saved.clientID else {
@@ -160,7 +173,7 @@ extension OAuth {
     private static func manualSignIn(_ entry: PendingAuthorizationStore.Entry, provider: Provider?) -> ManualSignIn {
         ManualSignIn(
             url: entry.pending.url, redirectURI: entry.pending.redirectURI, clientID: entry.clientID, variables: entry.variables,
-            requestExpiresAt: entry.pending.requestExpiresAt,
+            requestExpiresAt: entry.pending.requestExpiresAt, expiresAt: entry.pending.createdAt.addingTimeInterval(PendingAuthorization.lifetime),
             usesDefaultPort: provider?.loopback.fixedPort == nil && entry.pending.redirectURI.port == ManualSignIn.defaultPort)
     }
 }

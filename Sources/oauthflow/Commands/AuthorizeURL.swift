@@ -34,7 +34,9 @@ extension OAuthFlowCommand {
                         "The redirect URI is \(Output.line(started.redirectURI.absoluteString)): the descriptor's port is ephemeral, so port \(OAuth.ManualSignIn.defaultPort) was put in it (a provider that takes any loopback port accepts it; --port PORT puts another).\n"
                     )
                 }
-                Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
+                // The state and verifier kept here are good for PendingAuthorization.lifetime (RFC 6749 §4.1.2's short code life).
+                let minutes = Int(PendingAuthorization.lifetime / 60)
+                Output.stderr("Open the URL, sign in, then within \(minutes) minutes run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
                 if let expiry = started.requestExpiresAt {
                     // RFC 9126: the URL holds only a reference to the request pushed to the provider, which forgets it soon.
                     let seconds = Int(expiry.timeIntervalSinceNow.rounded())

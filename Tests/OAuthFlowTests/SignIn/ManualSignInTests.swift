@@ -52,6 +52,29 @@ import Testing
         }
     }
 
+    /// A started sign-in lives `PendingAuthorization.lifetime` (10 minutes): finished later it is refused with its own
+    /// code, forgotten, and nothing is sent to the token endpoint; within it, it finishes (seen failing with no expiry:
+    /// the sign-in finished an hour after it started).
+    @Test(arguments: [(540.0, true), (660.0, false), (3600.0, false)])
+    func aStartedSignInExpires(after elapsed: TimeInterval, finishes: Bool) async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        #expect(abs(started.expiresAt.timeIntervalSince(setup.simulated.clock.now()) - PendingAuthorization.lifetime) < 5)
+        setup.simulated.clock.advance(elapsed)
+        let callback = try await setup.simulated.approve(started.url)
+        if finishes {
+            _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+            return
+        }
+        let error = try await #require(throws: FlowError.self) {
+            try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+        }
+        #expect(error.code == .manualSignInExpired && error.message.contains("10 minutes"), "\(error)")
+        #expect(await setup.simulated.requestCount(.token) == 0)
+        #expect(try setup.oauth().manualSignIn(to: "simulated") == nil, "the expired sign-in is forgotten")
+    }
+
     @Test func aSignInStartedInOneProcessIsFinishedInAnother() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
