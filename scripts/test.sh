@@ -28,7 +28,10 @@
 #    Client Registration); PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
 #    server that redeems its ID-JAGs, MCP's enterprise-managed authorization); and Selenium for the browser test,
 #    while the build runs (the files pin the same version of each package they share: one install, not six).
-#    Once it is built, four checks start side by side and run beside the tests (step 6): the public and package API of
+#    Once it is built (every package trait enabled; a warning from the package's own code fails the run), five checks
+#    start side by side and run beside the tests (step 6): what five scratch consumers of the package resolve, against
+#    scripts/consumers/*/packages.txt and the budgets of scripts/consumers.py (an app with the default traits at most
+#    10 packages, a Vapor server Vapor's graph and 4 more, no framework a consumer did not enable); the public and package API of
 #    each library product is compared with api/*.txt (scripts/api-listing.py --check; a difference fails with its
 #    diff); the CLI is type-checked as a plain host (scripts/cli-public.py); scripts/apple-typecheck.sh type-checks the
 #    Apple-only lines against shims of Apple's SDK (Shims/AppleSDK; Docs/apple.md); and the DocC catalog of each
@@ -116,8 +119,10 @@ if ! command -v git >/dev/null 2>&1; then
     echo "git not found; installing it with apt-get" >&2
     apt-get update -qq && apt-get install -y -qq git >/dev/null
 fi
-swift package resolve >/dev/null
-swift build --build-tests "${build_flags[@]}" &
+# Every package trait (Package.swift): the CLI, the servers' adapters, PostgreSQL and the MCP SDK are built and tested.
+swift package resolve --enable-all-traits >/dev/null
+# Its output is kept too: the package's own code must build without a warning (checked once it is built).
+swift build --build-tests --enable-all-traits "${build_flags[@]}" > >(tee "$state/build.log") 2>&1 &
 build_pid=$!
 
 # --- style: .swift-format over Sources (its rules and its layout) ---------------------------
@@ -175,7 +180,7 @@ install_postgres
 # machine. A filtered run (extra arguments), or a package with an XCTest test, goes through `swift test`.
 run_tests() {
     local log="$state/swift-test.log" status=0
-    local command=(swift test --skip-build "$@")
+    local command=(swift test --skip-build --enable-all-traits "$@")
     local bundle="$root/.build/debug/OAuthFlowPackageTests.xctest"
     # On Linux the bundle is an executable; on macOS a directory that only `swift test` runs.
     if [ "$#" -eq 0 ] && [ -f "$bundle" ] && [ -x "$bundle" ] && ! grep -rqs --include='*.swift' '^import XCTest' "$root/Tests"; then
@@ -203,15 +208,28 @@ launch_server idjag "$state/idjag"
 wait "$build_pid"
 build_pid=""
 
-# --- four checks of what the build made, run side by side and beside the tests (each mostly one core for a few seconds;
+# --- no warning from the package's own code (Sources, Tests, Examples; the dependencies' are theirs) -------------------
+# The compiler prints a warning where it compiles the file: a fresh clone's build compiles every file, a build by hand
+# only what changed.
+if own_warnings=$(grep -E "^$root/(Sources|Tests|Examples)/[^:]+:[0-9]+:[0-9]+: warning: " "$state/build.log" | sort -u) \
+    && [ -n "$own_warnings" ]; then
+    echo "error: the build warns about the package's own code ($(printf '%s\n' "$own_warnings" | wc -l) warnings):" >&2
+    printf '%s\n' "$own_warnings" >&2
+    exit 1
+fi
+
+# --- five checks of what the build made, run side by side and beside the tests (each mostly one core for a few seconds;
 # together about 30 s of CPU, which the tests, waiting on their servers about a third of the time, leave room for).
 # Each writes to its own log, shown when it fails, after the tests:
+# - what scratch consumers resolve against this checkout (an Apple app with the default traits, a Vapor server, a
+#   Hummingbird server, an MCP host, Vapor alone), held to scripts/consumers/*/packages.txt and its budgets
+#   (scripts/consumers.py --check; resolution only, from the packages the build checked out);
+# - the Apple-only lines and every Darwin-only branch, each file in its Apple view (`#if` as an Apple build evaluates
+#   it), type-checked on Linux against shims laid out as Apple's SDK is, warnings included (scripts/apple-typecheck.sh);
 # - the public and package API of each library product, read from the build's modules: a change to it fails with a
 #   diff until api/*.txt is regenerated and committed with it (scripts/api-listing.py --check);
 # - the CLI as a plain host: the public API only (a type-check of its sources under another package name;
 #   scripts/cli-public.py);
-# - the Apple-only lines (Security, CryptoKit, AuthenticationServices, URLSessionTransport), type-checked on Linux
-#   against shims of Apple's documented signatures by the build's own compiler invocation (scripts/apple-typecheck.sh);
 # - DocC for each library product, warnings as errors: an unresolved ``Symbol`` link, a parameter documented that
 #   does not exist or left undocumented, or a public top-level type no landing page places fails with DocC's
 #   diagnostics (scripts/docs.py).
@@ -222,11 +240,12 @@ start_check() {
     check_pids+=("$!")
     check_names+=("$name")
 }
+start_check consumers python3 "$root/scripts/consumers.py" --check
 start_check api-listing python3 "$root/scripts/api-listing.py" --check
 start_check cli-public python3 "$root/scripts/cli-public.py"
 start_check apple-typecheck bash "$root/scripts/apple-typecheck.sh"
 start_check docs python3 "$root/scripts/docs.py"
-# finish_checks: waits for the four checks; fails with the output of each that failed.
+# finish_checks: waits for the five checks; fails with the output of each that failed.
 finish_checks() {
     local index failed=""
     for index in "${!check_pids[@]}"; do
