@@ -11,8 +11,20 @@ struct AppleSignInApp: App {
     @State private var model: SignInModel = {
         let clients = (try? AppClients.settings(infoDictionary: Bundle.main.infoDictionary)) ?? [:]
         let store: any TokenStore = (try? KeychainTokenStore()) ?? InMemoryTokenStore()
-        return SignInModel(oauth: OAuth(OAuth.Configuration(clients: clients, store: store))) { SystemWebAuthenticator() }
+        return SignInModel(oauth: OAuth(OAuth.Configuration(clients: clients, store: store)), protectedDataAvailable: { await AppleSignInApp.protectedData() }) {
+            SystemWebAuthenticator()
+        }
     }()
+
+    /// Returns when the system says protected data became available (the device unlocked), for a launch that found the
+    /// keychain locked.
+    @MainActor static func protectedData() async {
+        #if canImport(UIKit)
+        for await _ in NotificationCenter.default.notifications(named: UIApplication.protectedDataDidBecomeAvailableNotification) { return }
+        #else
+        for await _ in NotificationCenter.default.notifications(named: .NSApplicationProtectedDataDidBecomeAvailable) { return }
+        #endif
+    }
 
     var body: some Scene {
         WindowGroup { ContentView(model: model) }
@@ -45,7 +57,13 @@ struct ContentView: View {
                 List(model.providers, id: \.self) { provider in
                     Button("Sign in with \(provider)") { Task { await model.signIn(to: provider) } }
                 }
-                .overlay { if case .failed(let message) = model.phase { Text(message).foregroundStyle(.red).padding() } }
+                .overlay {
+                    switch model.phase {
+                    case .failed(let message): Text(message).foregroundStyle(.red).padding()
+                    case .waitingForUnlock: Text("Unlock your device to continue.").padding()
+                    default: EmptyView()
+                    }
+                }
             }
         }
         .task { for provider in model.providers { await model.restore(provider) } }

@@ -19,7 +19,11 @@ public final class SignInModel {
         case signedOut
         case signingIn(String)
         case signedIn(String)
-        /// A sentence to show; the user's cancel is not a failure and comes back to `signedOut`.
+        /// The device is locked (a launch the system prewarmed before the first unlock, a background launch): the
+        /// provider's session cannot be read yet; it is read again when protected data becomes available.
+        case waitingForUnlock(String)
+        /// A sentence for the user (``SignInModel/message(for:provider:)``); the user's cancel is not a failure and
+        /// comes back to `signedOut`. What went wrong in the developer's words is ``SignInModel/detail``.
         case failed(String)
     }
 
@@ -37,23 +41,31 @@ public final class SignInModel {
     public private(set) var buttons: [Resource] = []
     /// What the last button's call answered.
     public private(set) var answer: String?
+    /// The last failure in the library's words, for the app's log or a "details" disclosure; never a token (the
+    /// library's errors hold none). The user reads ``Phase/failed(_:)``'s sentence.
+    public private(set) var detail: String?
 
     private let oauth: OAuth
     private let bundleIdentifier: String?
     private let authenticator: @MainActor () -> any WebAuthenticator
+    private let protectedDataAvailable: @MainActor () async -> Void
 
     /// - Parameters:
     ///   - oauth: The front door: descriptors, clients (``AppClients``), the keychain store.
     ///   - providers: The providers offered.
     ///   - bundleIdentifier: The app's bundle identifier.
+    ///   - protectedDataAvailable: Returns when the device's protected data may have become available: in the app,
+    ///     when UIKit posts `UIApplication.protectedDataDidBecomeAvailableNotification`; by default after five seconds.
     ///   - authenticator: Makes the sign-in sheet: `SystemWebAuthenticator()` in the app, a scripted user in tests.
     public init(
         oauth: OAuth, providers: [String] = ["google-ios", "cloudentity", "auth0"], bundleIdentifier: String? = Bundle.main.bundleIdentifier,
+        protectedDataAvailable: @escaping @MainActor () async -> Void = { try? await Task.sleep(nanoseconds: 5_000_000_000) },
         authenticator: @escaping @MainActor () -> any WebAuthenticator
     ) {
         self.oauth = oauth
         self.providers = providers
         self.bundleIdentifier = bundleIdentifier
+        self.protectedDataAvailable = protectedDataAvailable
         self.authenticator = authenticator
     }
 
@@ -67,14 +79,36 @@ public final class SignInModel {
         } catch let error as FlowError where error.code == .cancelled {
             phase = .signedOut
         } catch {
-            phase = .failed("\(error)")
+            fail(error, provider: provider)
         }
     }
 
-    /// Shows a session already in the store (the app's launch), if there is one.
+    /// Shows a session already in the store (the app's launch), if there is one. A locked keychain
+    /// (`errSecInteractionNotAllowed`: the app launched before the device's first unlock, or in the background with
+    /// items readable only while unlocked) is no sign-out: the model waits for protected data and reads again, until
+    /// the task is cancelled.
     public func restore(_ provider: String) async {
-        guard let manager = try? await oauth.session(provider), let session = try? await manager.session() else { return }
-        try? await show(session, of: provider, profile: nil)
+        while !Task.isCancelled {
+            do {
+                let session = try await oauth.session(provider).session()
+                try await show(session, of: provider, profile: nil)
+                return
+            } catch let error as TokenStoreError where error.code == .unavailable {
+                phase = .waitingForUnlock(provider)
+                await protectedDataAvailable()
+            } catch let error as SessionError where error.code == .notSignedIn || error.code == .signedOut {
+                if phase == .waitingForUnlock(provider) { phase = .signedOut }
+                return
+            } catch let error as TokenStoreError {
+                fail(error, provider: provider)   // a session the store cannot read: say so, never show "signed out"
+                return
+            } catch {
+                // A provider without a client in Info.plist, say: nothing to restore; the developer's words are kept.
+                detail = "\(error)"
+                if phase == .waitingForUnlock(provider) { phase = .signedOut }
+                return
+            }
+        }
     }
 
     /// Calls a button's resource with the session's access token; a 401 refreshes the session once and calls again.
@@ -84,7 +118,8 @@ public final class SignInModel {
             let response = try await oauth.session(provider).perform(TransportRequest(method: .get, url: button.url))
             answer = "\(button.title): HTTP \(response.status)"
         } catch {
-            answer = "\(button.title): \(error)"
+            detail = "\(error)"
+            answer = "\(button.title): \(Self.message(for: error, provider: provider))"
         }
     }
 
@@ -93,7 +128,36 @@ public final class SignInModel {
         guard case .signedIn(let provider) = phase else { return }
         _ = try? await oauth.signOut(provider)
         phase = .signedOut
-        (name, email, header, payload, buttons, answer) = (nil, nil, nil, nil, [], nil)
+        (name, email, header, payload, buttons, answer, detail) = (nil, nil, nil, nil, [], nil, nil)
+    }
+
+    /// What a user reads for `error`: what happened and what to do, in their words; the library's sentence goes to
+    /// ``detail``.
+    public static func message(for error: any Error, provider: String) -> String {
+        switch error {
+        case let error as AuthorizationServerError where error.error == "access_denied":
+            return "Sign-in to \(provider) was declined. You can try again when you are ready."
+        case let error as SessionError where error.code == .notSignedIn || error.code == .signedOut:
+            return "You are signed out of \(provider). Sign in again to continue."
+        case let error as FlowError where error.code == .dpopKeyMissing:
+            return "This device can no longer use your \(provider) sign-in. Sign in again to continue."
+        case let error as TokenStoreError where error.code == .unavailable:
+            return "Unlock your device to continue."
+        case is TransportError:
+            return "\(provider) could not be reached. Check your connection and try again."
+        case is AuthorizationServerError:
+            return "\(provider) could not sign you in just now. Try again in a moment."
+        case let error as FlowError where error.code == .dpopKeyUnavailable:
+            return "Your \(provider) sign-in cannot be used just now. Try again in a moment."
+        default:
+            return "Signing in to \(provider) did not work. Try again; if it keeps failing, the app may need an update."
+        }
+    }
+
+    /// Shows `error` as a sentence for the user, keeping the library's words in ``detail``.
+    private func fail(_ error: any Error, provider: String) {
+        detail = "\(error)"
+        phase = .failed(Self.message(for: error, provider: provider))
     }
 
     private func show(_ session: StoredSession, of provider: String, profile: UserProfile?) async throws {

@@ -1,10 +1,10 @@
 import Foundation
-import OAuthFlow
+@testable import OAuthFlow
 import OAuthFlowTestSupport
 import OAuthFlowTesting
 import Testing
 
-import OAuthFlowApple
+@testable import OAuthFlowApple
 
 /// Examples/AppleSignIn's model (SignInModel.swift and AppClients.swift, linked here from Examples/AppleSignIn/Model):
 /// what its SwiftUI views show, run against the seeds' providers on Linux.
@@ -56,7 +56,65 @@ import OAuthFlowApple
             Issue.record("\(model.phase)")
             return
         }
-        #expect(message.contains("web_only"), "\(message)")
+        #expect(message == "Signing in to apple did not work. Try again; if it keeps failing, the app may need an update.", "\(message)")
+        #expect(model.detail?.contains("web_only") == true, "the library's words are kept for the developer: \(model.detail ?? "-")")
+    }
+
+    /// What a user reads for each kind of failure: what happened and what to do, never the library's error text.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aUserReadsWhatHappenedAndWhatToDo() {
+        let url = URL(string: "https://example.com/token")!
+        let cases: [(any Error, String)] = [
+            (TransportError(.unreachable, url: url, message: "connection refused"), "could not be reached. Check your connection"),
+            (AuthorizationServerError(error: "access_denied"), "was declined"),
+            (AuthorizationServerError(error: "server_error"), "could not sign you in just now"),
+            (SessionError(.signedOut, "the provider refused the refresh token"), "You are signed out of acme. Sign in again"),
+            (FlowError(.dpopKeyMissing, "gone"), "can no longer use your acme sign-in. Sign in again"),
+            (FlowError(.dpopKeyUnavailable, "busy"), "cannot be used just now"),
+            (TokenStoreError(.unavailable, "errSecInteractionNotAllowed (-25308)"), "Unlock your device"),
+        ]
+        for (error, expected) in cases {
+            let message = SignInModel.message(for: error, provider: "acme")
+            #expect(message.contains(expected), "\(error): \(message)")
+            #expect(!message.contains("\(error)") && !message.contains("_"), "\(message)")
+        }
+    }
+
+    /// A launch that finds the keychain locked (a prewarmed launch before the first unlock) waits for protected data
+    /// and shows the session then, instead of the sign-in screen.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aLockedKeychainAtLaunchWaitsForTheUnlockInsteadOfSigningOut() async throws {
+        let simulated = try SimulatedProvider(
+            issuer: URL(string: "https://acme.us.authz.cloudentity.io/acme/demo")!,
+            clients: [.public(id: "c0ffee", redirectURIs: [URL(string: "oauth://com.example.simple-pkce")!])])
+        let seed = try SeedProvider("cloudentity", at: simulated, copying: ["cloudentity-scopeData.json"])
+        defer { seed.cleanUp() }
+        let clients = try AppClients.settings(infoDictionary: try Self.infoPlist())
+        let keychain = InMemoryKeychain()
+        func oauth() -> OAuth {
+            OAuth(
+                OAuth.Configuration(
+                    providerDirectories: [seed.directory], clients: clients, store: KeychainTokenStore.testing(keychain),
+                    environment: simulated.environment))
+        }
+        let user = ScriptedUser(simulated, moves: [.approve(subject: "ada")])
+        let first = SignInModel(oauth: oauth(), providers: ["cloudentity"], bundleIdentifier: "com.example.simple-pkce") { user }
+        await first.signIn(to: "cloudentity")
+        #expect(first.phase == .signedIn("cloudentity"), "\(first.phase)")
+
+        keychain.device = .beforeFirstUnlock
+        let waits = Locked(0)
+        let relaunched = SignInModel(
+            oauth: oauth(), providers: ["cloudentity"], bundleIdentifier: "com.example.simple-pkce",
+            protectedDataAvailable: {
+                waits.withLock { $0 += 1 }
+                if waits.current == 2 { keychain.device = .unlocked }   // the user unlocks while the app waits
+            }
+        ) { user }
+        await relaunched.restore("cloudentity")
+        #expect(relaunched.phase == .signedIn("cloudentity"), "\(relaunched.phase): \(relaunched.detail ?? "-")")
+        #expect(waits.current == 2, "read again each time protected data may have come back")
+        #expect(try await KeychainTokenStore.testing(keychain).load(SessionKey(providerID: "cloudentity", account: "default")) != nil)
     }
 
     /// The app's Info.plist holds its clients: ids and variables, never a secret.
