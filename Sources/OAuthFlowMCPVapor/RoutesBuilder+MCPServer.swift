@@ -25,29 +25,30 @@ extension RoutesBuilder {
                 let body = request.body.data.map { Data(buffer: $0) } ?? Data()
                 let answer = await server.handle(
                     ProtectedMCPServer.Request(method: request.method.rawValue, path: request.url.path, headers: headers, body: body))
-                return Self.vaporResponse(answer)
+                return vaporResponse(answer)
             }
-        }
-    }
-
-    /// The answer as Vapor's: every header (a repeated `WWW-Authenticate` stays repeated), the body whole or streamed.
-    static func vaporResponse(_ answer: ProtectedMCPServer.Response) -> Response {
-        var fields = HTTPHeaders()
-        for (name, value) in answer.headers { fields.add(name: name, value: value) }
-        switch answer.body {
-        case let .bytes(data):
-            return Response(status: HTTPResponseStatus(statusCode: answer.status), headers: fields, body: .init(data: data))
-        case let .stream(stream):
-            let body = Response.Body(managedAsyncStream: { writer in
-                for try await chunk in stream { try await writer.writeBuffer(ByteBuffer(data: chunk)) }
-            })
-            return Response(status: HTTPResponseStatus(statusCode: answer.status), headers: fields, body: body)
         }
     }
 
     /// A path such as `/mcp` as constant components: a `:` or `*` in it is a character, never a parameter.
     static func constants(_ path: String) -> [PathComponent] {
         path.split(separator: "/").map { .constant(String($0)) }
+    }
+}
+
+/// The answer as Vapor's: every header (a repeated `WWW-Authenticate` stays repeated), the body whole or streamed. A free
+/// function: the route's handler, a `@Sendable` closure, then captures no metatype of the builder.
+private func vaporResponse(_ answer: ProtectedMCPServer.Response) -> Response {
+    var fields = HTTPHeaders()
+    for (name, value) in answer.headers { fields.add(name: name, value: value) }
+    switch answer.body {
+    case let .bytes(data):
+        return Response(status: HTTPResponseStatus(statusCode: answer.status), headers: fields, body: .init(data: data))
+    case let .stream(stream):
+        let body = Response.Body(managedAsyncStream: { writer in
+            for try await chunk in stream { try await writer.writeBuffer(ByteBuffer(data: chunk)) }
+        })
+        return Response(status: HTTPResponseStatus(statusCode: answer.status), headers: fields, body: body)
     }
 }
 #endif

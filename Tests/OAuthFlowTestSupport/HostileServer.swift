@@ -86,10 +86,12 @@ public final class HostileServer: Sendable {
                 write(head, context)
                 flood(context, chunk: chunk)
             case let .fixed(bytes):
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in bound.value.close(promise: nil) }
             case let .fixedForPort(answer):
                 let bytes = answer(context.channel.localAddress?.port ?? 0)
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in bound.value.close(promise: nil) }
             case .silent:
                 break
             }

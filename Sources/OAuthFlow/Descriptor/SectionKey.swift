@@ -25,7 +25,7 @@ package struct SectionKey<Section>: Sendable {
 
     /// A key read by `read` (a default taken from another key, a list of mixed entries) and written from what `get`
     /// reads.
-    init<Value: Encodable>(
+    init<Value: Encodable & SendableMetatype>(
         _ get: @escaping Getter<Value>, _ name: String, _ shape: Shape, default defaultValue: String? = nil,
         _ summary: String, read: @escaping @Sendable (PlainObject, PlainObject.Key, inout Section) throws -> Void
     ) {
@@ -37,7 +37,7 @@ package struct SectionKey<Section>: Sendable {
     }
 
     /// A key whose value `set` stores, read as `reader` reads it, and `get` reads back.
-    private init<Value: Encodable>(
+    private init<Value: Encodable & SendableMetatype>(
         _ field: DescriptorSchema.Field, _ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>,
         _ reader: @escaping @Sendable (PlainObject, PlainObject.Key) throws -> Value?
     ) {
@@ -55,7 +55,7 @@ package struct SectionKey<Section>: Sendable {
         write = Self.writer(get, key)
     }
 
-    private static func writer<Value: Encodable>(_ get: @escaping Getter<Value>, _ key: PlainObject.Key)
+    private static func writer<Value: Encodable & SendableMetatype>(_ get: @escaping Getter<Value>, _ key: PlainObject.Key)
         -> @Sendable (Section, inout Container) throws -> Void
     {
         { section, container in
@@ -67,34 +67,34 @@ package struct SectionKey<Section>: Sendable {
 
     /// A key holding a string, a flag, a number, or a list or mapping of strings (or an optional one): the property's
     /// type says how it is read.
-    init<Value: SectionValue>(
+    init<Value: SectionValue & SendableMetatype>(
         _ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ shape: Shape, required: Bool = false,
         default defaultValue: String? = nil, _ summary: String
     ) {
-        self.init(DescriptorSchema.Field(name, shape, required: required, default: defaultValue, summary), get, set, Value.read)
+        self.init(DescriptorSchema.Field(name, shape, required: required, default: defaultValue, summary), get, set) { try Value.read($0, $1) }
     }
 
     /// A key holding a nested section.
-    init<Value: DescriptorSection>(_ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ summary: String) {
+    init<Value: DescriptorSection & SendableMetatype>(_ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ summary: String) {
         self.init(DescriptorSchema.Field(name, .section(Value.keys), summary), get, set) { o, key in try o.object(key, Value.init(plain:)) }
     }
 
     /// A key holding a nested section, or nothing.
-    init<Value: DescriptorSection>(_ get: @escaping Getter<Value?>, _ set: @escaping Setter<Value?>, _ name: String, _ summary: String) {
+    init<Value: DescriptorSection & SendableMetatype>(_ get: @escaping Getter<Value?>, _ set: @escaping Setter<Value?>, _ name: String, _ summary: String) {
         self.init(DescriptorSchema.Field(name, .section(Value.keys), summary), get, set) { o, key in
             try o.object(key, Value.init(plain:)).map(Optional.some)
         }
     }
 
     /// A key holding one of an enumeration's values, `value` when absent: the vocabulary and the default are the model's.
-    init<Value: CaseIterable & RawRepresentable & Encodable>(
+    init<Value: CaseIterable & RawRepresentable & Encodable & SendableMetatype>(
         _ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, default value: Value, _ summary: String
     ) where Value.RawValue == String {
         self.init(DescriptorSchema.Field(name, default: value, summary), get, set) { o, key in try o.choice(key, as: Value.self) }
     }
 
     /// A key holding one of an enumeration's values, named by `shape`.
-    init<Value: RawRepresentable & Encodable>(
+    init<Value: RawRepresentable & Encodable & SendableMetatype>(
         _ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ shape: Shape, required: Bool = false,
         default defaultValue: String? = nil, _ summary: String
     ) where Value.RawValue == String {
@@ -104,7 +104,7 @@ package struct SectionKey<Section>: Sendable {
     }
 
     /// A key holding one of an enumeration's values, or nothing.
-    init<Value: RawRepresentable & Encodable>(
+    init<Value: RawRepresentable & Encodable & SendableMetatype>(
         _ get: @escaping Getter<Value?>, _ set: @escaping Setter<Value?>, _ name: String, _ shape: Shape, required: Bool = false,
         default defaultValue: String? = nil, _ summary: String
     ) where Value.RawValue == String {
@@ -114,7 +114,7 @@ package struct SectionKey<Section>: Sendable {
     }
 
     /// A key holding a list of an enumeration's values.
-    init<Value: RawRepresentable & Encodable>(
+    init<Value: RawRepresentable & Encodable & SendableMetatype>(
         _ get: @escaping Getter<[Value]>, _ set: @escaping Setter<[Value]>, _ name: String, _ shape: Shape, default defaultValue: String? = nil,
         _ summary: String
     ) where Value.RawValue == String {
@@ -122,7 +122,7 @@ package struct SectionKey<Section>: Sendable {
     }
 
     /// A key holding a list of an enumeration's values, or nothing.
-    init<Value: RawRepresentable & Encodable>(
+    init<Value: RawRepresentable & Encodable & SendableMetatype>(
         _ get: @escaping Getter<[Value]?>, _ set: @escaping Setter<[Value]?>, _ name: String, _ shape: Shape, _ summary: String
     ) where Value.RawValue == String {
         self.init(DescriptorSchema.Field(name, shape, summary), get, set) { o, key in try o.choices(key, as: Value.self).map(Optional.some) }

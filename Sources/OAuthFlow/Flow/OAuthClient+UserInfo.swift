@@ -16,7 +16,7 @@ extension OAuthClient {
         let claims: [String: JSONValue]
         do {
             claims = try ServerJSON.object(response.body)
-        } catch let disagreement as ServerJSON.Refusal where disagreement.isDisagreement {
+        } catch let disagreement where disagreement.isDisagreement {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint's answer (HTTP \(response.status)) \(disagreement); it is not believed")
         } catch {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")

@@ -257,7 +257,7 @@ final class TrustedProvider: Sendable {
                 ? "client authentication failed at the introspection endpoint of `\(provider.id)` (the API's introspection client was refused)"
                 : "the introspection endpoint of `\(provider.id)` did not answer usefully"
             var denial = ProtectedResource.Denial(.unavailable, "\(why): \(error)")
-            denial.cause = error as? any Error & Sendable
+            denial.cause = error
             return .refused(denial)
         }
         guard case .bool(true)? = answer["active"] else {
