@@ -186,10 +186,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
             guard let head else { throw TransportError(.badAnswer, url: url, message: "the server sent no response head") }
-            var headers: [String: String] = [:]
-            for (name, value) in head.headers where headers[name.lowercased()] == nil {
-                headers[name.lowercased()] = value
-            }
+            // Repeated fields joined in order (RFC 9110 §5.3): every `WWW-Authenticate` challenge reaches the engine.
+            let headers = TransportResponse.combining(head.headers.lazy.map { (name: $0.name, value: $0.value) })
             let response = TransportResponse(status: Int(head.status.code), headers: headers, body: body)
             arrival(response)
             return response

@@ -165,10 +165,13 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                 entry.continuation.resume(throwing: TransportError(.badAnswer, url: entry.url, message: "no HTTP response"))
                 return
             }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name] = value }
+            // Foundation joins a name's repeated fields already; names that differ only in case are joined here, as
+            // AsyncHTTPClientTransport joins them (RFC 9110 §5.3).
+            let fields = http.allHeaderFields.compactMap { field -> (name: String, value: String)? in
+                guard let name = field.key as? String, let value = field.value as? String else { return nil }
+                return (name, value)
             }
+            let headers = TransportResponse.combining(fields)
             entry.continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: entry.data))
         }
     }
