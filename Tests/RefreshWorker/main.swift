@@ -1,7 +1,10 @@
 // Test helper: refreshes one stored session once, saying on stdout how far it got, so that a
 // test can kill it at a random point and know which phase the kill landed in.
-// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL | load]
+// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL | load | paused | unlocked]
 // `load` only reads the stored session, as any later command does, and says `loaded` (exit 1 when it cannot).
+// `paused` says `sending` when the refresh request is about to go, under the session's lock, and sends it once a line
+// arrives on stdin. `unlocked` refreshes without taking the session's lock: a process that found the lock of a
+// holder suspended past its lease stale (together, the two lose and win a refresh race).
 // KILL is `answer+MICROSECONDS` (SIGKILL itself that long after the token endpoint's answer
 // has been read, racing what the library does with it) or `recorded` (SIGKILL itself as soon as the store has recorded the new tokens):
 // a test's own kill cannot aim at the next few microseconds from outside.
@@ -30,7 +33,11 @@ struct Announcing: HTTPTransport {
     }
 
     func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
-        try await base.send(request) { response in
+        if request.url.path.hasSuffix("/token"), arguments.count > 5, arguments[5] == "paused" {
+            say("sending")
+            _ = readLine()
+        }
+        return try await base.send(request) { response in
             if request.url.path.hasSuffix("/token") {
                 say("received")
                 if arguments.count > 5, arguments[5].hasPrefix("answer+"), let delay = useconds_t(arguments[5].dropFirst(7)) {
@@ -67,7 +74,8 @@ do {
         exit(3)
     }
     let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[4], redirectURI: session.redirectURI), environment: OAuthEnvironment(transport: Announcing()))
-    let manager = TokenManager(client: client, store: AfterRecordStore(base: store) {
+    let shared: any TokenStore = arguments.count > 5 && arguments[5] == "unlocked" ? LapsedLockStore(base: store) : store
+    let manager = TokenManager(client: client, store: AfterRecordStore(base: shared) {
         // Say "recorded" once a refreshed session is durable, and die there when asked to.
         say("recorded")
         if arguments.count > 5, arguments[5] == "recorded" { kill(getpid(), SIGKILL) }

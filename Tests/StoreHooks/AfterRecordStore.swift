@@ -16,6 +16,9 @@ public struct AfterRecordStore: TokenStore {
     public func load(_ key: SessionKey) async throws -> StoredSession? { try await base.load(key) }
     public func save(_ session: StoredSession) async throws { try await base.save(session) }
     public func remove(_ key: SessionKey) async throws { try await base.remove(key) }
+    public func remove(_ key: SessionKey, whileHolding refreshToken: Secret?) async throws -> Bool {
+        try await base.remove(key, whileHolding: refreshToken)
+    }
     public func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
     public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
         Reservation(base: try await base.reserve(key), afterRecord: afterRecord)

@@ -12,6 +12,13 @@ public actor InMemoryTokenStore: TokenStore {
     public func save(_ session: StoredSession) { sessions[session.key] = session }
     public func remove(_ key: SessionKey) { sessions[key] = nil }
 
+    /// Removes the session only while it holds `refreshToken`, in one step of the actor.
+    public func remove(_ key: SessionKey, whileHolding refreshToken: Secret?) -> Bool {
+        guard let current = sessions[key], current.tokens.refreshToken == refreshToken else { return false }
+        sessions[key] = nil
+        return true
+    }
+
     /// In-process only: the token manager's single-flight refresh already serializes refreshes.
     public nonisolated func lock(_ key: SessionKey) async throws -> any TokenStoreLock { NoLock() }
 

@@ -208,12 +208,43 @@ public actor TokenManager {
             adopt(latest)
             return latest
         }
+        return try await refresh(latest, mayRetry: true)
+    }
+
+    /// Sends `latest`'s refresh token and commits what comes back. When the server rejected it and the store holds
+    /// another session by then (another process won the refresh race, or signed in again), that session is kept and used:
+    /// as it is while its access token is valid, else refreshed once more (`mayRetry`).
+    private func refresh(_ latest: StoredSession, mayRetry: Bool) async throws -> StoredSession {
         try requireClientCredential(for: latest)
         await client.prefetchRefreshKeys(for: latest.tokens)
         let reservation = try await reserveRoom()
         let provider = client.provider
-        let tokens = try await refreshedTokens(of: latest, into: reservation, issuedBy: provider)
+        let tokens: TokenSet
+        do {
+            tokens = try await refreshedTokens(of: latest, into: reservation, issuedBy: provider)
+        } catch let superseded as Superseded {
+            let current = superseded.session
+            try requireOwn(current)
+            try current.requireNoReauthentication()
+            logger.debug("refresh token rejected; another process stored a newer session, which is kept", metadata: ["session": "\(key)"])
+            guard current.tokens.isExpired(at: clock.now(), skew: skew) else {
+                countRefresh("joined")
+                adopt(current)
+                return current
+            }
+            guard mayRetry else {
+                adopt(current)
+                throw superseded.rejection
+            }
+            return try await refresh(current, mayRetry: false)
+        }
         return try await commit(tokens, over: latest, into: reservation, issuedBy: provider)
+    }
+
+    /// The server rejected the refresh token sent, and the store holds another session by then, which stays.
+    private struct Superseded: Error {
+        let session: StoredSession
+        let rejection: AuthorizationServerError
     }
 
     /// A server may spend the refresh token on a request that lacks the client's credential: refuse before sending.
@@ -256,7 +287,8 @@ public actor TokenManager {
     }
 
     /// Sends `latest`'s refresh token; the answer is recorded in `reservation` as it arrives, before its checks. A
-    /// rejected refresh token signs the session out; an answer that fails its checks keeps its new refresh token.
+    /// rejected refresh token signs the session out while the store still holds it (``Superseded`` when the store holds
+    /// another session by then); an answer that fails its checks keeps its new refresh token.
     private func refreshedTokens(
         of latest: StoredSession, into reservation: any TokenStoreReservation, issuedBy provider: Provider
     ) async throws -> TokenSet {
@@ -287,7 +319,13 @@ public actor TokenManager {
                 })
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
             await reservation.abandon()
-            try await removeSession()
+            // Only the session that still holds the refresh token sent: one another process saved meanwhile stays.
+            if try await !store.remove(key, whileHolding: latest.tokens.refreshToken), let current = try await store.load(key),
+                current.tokens.refreshToken != latest.tokens.refreshToken
+            {
+                throw Superseded(session: current, rejection: error)
+            }
+            forgetSession()
             logger.debug("refresh token rejected; signed out", metadata: ["session": "\(key)"])
             throw SessionError(
                 .signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
@@ -540,6 +578,11 @@ public actor TokenManager {
     /// Removes the session from the store and forgets it; the caller holds the store's lock.
     func removeSession() async throws {
         try await store.remove(key)
+        forgetSession()
+    }
+
+    /// Forgets the session once it is gone from the store.
+    private func forgetSession() {
         cached = nil
         onChange?(nil)
     }

@@ -11,6 +11,18 @@ public protocol TokenStore: Sendable {
     func save(_ session: StoredSession) async throws
     /// Removes a session; removing one that does not exist is not an error.
     func remove(_ key: SessionKey) async throws
+    /// Removes the session only while it still holds `refreshToken`: a compare-and-delete.
+    ///
+    /// A token manager calls this, under ``lock(_:)``, when the server rejected the refresh token it sent
+    /// (`invalid_grant`): a session another process saved meanwhile (one that won a refresh race, a new sign-in) holds
+    /// another refresh token and stays. A store shared by several processes compares and deletes in one step, so that a
+    /// session saved between the comparison and the deletion is never the one deleted.
+    ///
+    /// - Parameters:
+    ///   - key: Which session.
+    ///   - refreshToken: The refresh token the caller sent; nil for a session that holds none.
+    /// - Returns: Whether a session was removed: false when there was none, or it holds another refresh token.
+    func remove(_ key: SessionKey, whileHolding refreshToken: Secret?) async throws -> Bool
     /// Takes an exclusive lock on one session, across processes where the store is shared.
     ///
     /// Token managers hold it while they refresh, so that two processes never spend
@@ -27,6 +39,15 @@ public protocol TokenStore: Sendable {
 }
 
 extension TokenStore {
+    /// Reads the session, compares its refresh token and removes it: one step only for writers that hold ``lock(_:)``
+    /// (the caller holds it). A store whose sessions are also written without the lock (a sign-in saves without it)
+    /// implements it as one step of its own, as every store of OAuthFlow does.
+    public func remove(_ key: SessionKey, whileHolding refreshToken: Secret?) async throws -> Bool {
+        guard let current = try await load(key), current.tokens.refreshToken == refreshToken else { return false }
+        try await remove(key)
+        return true
+    }
+
     /// Stores that cannot run out of room reserve nothing: committing is saving.
     public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
         SaveOnCommit(store: self)
