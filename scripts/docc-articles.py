@@ -47,6 +47,7 @@ GUIDES = {
     "descriptor-format.md": "DescriptorFormat",
     "design.md": "Design",
     "flow.md": "FlowEngine",
+    "host-code.md": "HostCode",
     "lint-rules.md": "LintRules",
     "logout.md": "SigningOut",
     "mcp.md": "MCPServers",
