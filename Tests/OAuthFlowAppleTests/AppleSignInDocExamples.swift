@@ -3,6 +3,9 @@ import OAuthFlow
 import OAuthFlowApple
 import OAuthFlowTesting
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
 import AuthenticationServices
 #endif
@@ -131,6 +134,7 @@ enum AppleSignInDocExamples {
     @MainActor final class AccountModel {
         let oauth: OAuth
         var message = ""
+        var detail = ""
 
         init(oauth: OAuth) {
             self.oauth = oauth
@@ -142,8 +146,12 @@ enum AppleSignInDocExamples {
                 message = result.profile?.name ?? "signed in"
             } catch let error as FlowError where error.code == .cancelled {
                 message = ""
+            } catch let error as TransportError {
+                message = "Google could not be reached. Check your connection and try again."
+                detail = "\(error)"   // the library's words: for the app's log, not the user
             } catch {
-                message = "\(error)"
+                message = "Signing in with Google did not work. Try again."
+                detail = "\(error)"
             }
         }
     }
@@ -156,6 +164,17 @@ enum AppleSignInDocExamples {
             let checked = request.acceptsReturn(query: URLComponents(url: returned, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             print(checked ? "signed out here and at the provider" : "signed out here; the provider's answer was not ours")
         }
+    }
+
+    /// Docs/apple.md, "Step-up from an app": the API's step-up challenge read from the app's own URLSession.
+    @MainActor static func stepUp(oauth: OAuth, authorizer: URLRequestAuthorizer) async throws {
+        let (data, response) = try await authorizer.data(for: URLRequest(url: URL(string: "https://api.example.com/transfers")!))
+        if let http = response as? HTTPURLResponse, http.statusCode == 401,
+            let stepUp = ProtectedResource.StepUp(challenges: [http.value(forHTTPHeaderField: "WWW-Authenticate") ?? ""])
+        {
+            try await oauth.signIn(to: "auth0", authenticator: SystemWebAuthenticator(), stepUp: stepUp)   // then send it again
+        }
+        _ = data
     }
 
     /// OAuthFlowApple's landing page.

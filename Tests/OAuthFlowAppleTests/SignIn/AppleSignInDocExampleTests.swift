@@ -45,6 +45,15 @@ import OAuthFlowApple
         #expect(error?.code == .notSignedIn)
     }
 
+    /// Docs/apple.md, "Step-up from an app": one header value holding several challenges, as a response may combine
+    /// repeated fields, is read as the list it is.
+    @Test func aStepUpChallengeIsFoundInACombinedHeader() throws {
+        let combined = #"Basic realm="api", Bearer error="insufficient_user_authentication", acr_values="urn:example:mfa", max_age=300"#
+        let stepUp = try #require(ProtectedResource.StepUp(challenges: [combined]))
+        #expect(stepUp.acrValues == ["urn:example:mfa"] && stepUp.maximumAge == 300)
+        #expect(ProtectedResource.StepUp(challenges: [""]) == nil)
+    }
+
     /// Docs/apple.md, step 4: the Info.plist entries it shows are what the example's `AppClients` reads.
     @Test func theInfoPlistShapeTheGuideShowsIsRead() throws {
         let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/apple.md"), encoding: .utf8)
