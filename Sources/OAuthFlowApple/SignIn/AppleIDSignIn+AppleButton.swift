@@ -11,7 +11,7 @@ import OAuthFlow
 extension AppleIDSignIn {
     /// Fills the request of Apple's button (SwiftUI's `SignInWithAppleButton`, its `onRequest`) as ``signIn(scopes:user:)``
     /// would: the scopes, a new nonce's SHA-256, and the user to migrate, if any. Keep what it returns for
-    /// ``verify(_:of:)``.
+    /// `verify(_:of:)`.
     ///
     /// ```swift
     /// SignInWithAppleButton(.signIn) { request in
@@ -30,11 +30,11 @@ extension AppleIDSignIn {
         return made
     }
 
-    /// Verifies the completion of Apple's button (its `onCompletion`) against the request ``fill(_:scopes:user:)`` made,
+    /// Verifies the completion of Apple's button (its `onCompletion`) against the request `fill(_:scopes:user:)` made,
     /// as ``signIn(scopes:user:)`` verifies the sheet's answer.
     ///
     /// - Throws: `FlowError` `cancelled` when the user cancelled; `FlowError` `invalid_redirect_uri` when no request
-    ///   was filled (`request` nil: the button's `onRequest` did not call ``fill(_:scopes:user:)``) or the completion
+    ///   was filled (`request` nil: the button's `onRequest` did not call `fill(_:scopes:user:)`) or the completion
     ///   holds no Apple ID credential; the system's error otherwise; ``UnverifiedCredential`` when the credential did
     ///   not verify.
     @MainActor

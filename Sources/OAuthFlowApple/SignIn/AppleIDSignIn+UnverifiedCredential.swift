@@ -7,7 +7,7 @@ extension AppleIDSignIn {
     ///
     /// Apple gives the name and e-mail once, on the first authorization, and to this device only: keep ``fullName``
     /// and ``email`` now, on the device, under ``credential``'s `user` (unverified until the server or a later
-    /// ``AppleIDSignIn/verify(_:of:)`` verifies it), whatever else the app does with the failure. Then call
+    /// `AppleIDSignIn.verify(_:of:)` verifies it), whatever else the app does with the failure. Then call
     /// `verify(error.credential, of: error.request)` again once the network is back, or send the identity token, the
     /// code and ``AppleIDSignIn/Request/nonce`` to the app's server, which verifies them itself
     /// (`OAuth.redeemPlatformCode`).

@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlow
 
 /// Sign in with Apple in an app, natively: the system's sheet (`ASAuthorizationAppleIDProvider`, through an
-/// ``AppleIDAuthorizer``, or Apple's own button through ``fill(_:scopes:user:)`` and ``verify(_:of:)``), not the web
+/// ``AppleIDAuthorizer``, or Apple's own button through `fill(_:scopes:user:)` and `verify(_:of:)`), not the web
 /// form. Nothing is stored here: the app's server redeems the code.
 ///
 /// ```swift
