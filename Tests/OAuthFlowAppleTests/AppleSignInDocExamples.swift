@@ -69,9 +69,9 @@ enum AppleSignInDocExamples {
                 Task {
                     do {
                         let result = try await apple.verify(completion, of: pending)
-                        await model.signedIn(result)
+                        model.signedIn(result)
                     } catch {
-                        await model.failed(error)
+                        model.failed(error)
                     }
                 }
             }
