@@ -83,6 +83,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             var oversized = false
             /// The `Content-Encoding` of an answer refused for it.
             var compressed: String?
+            /// The 401 of a challenge for credentials, which is not answered.
+            var challenged: HTTPURLResponse?
         }
 
         private let limit: Int
@@ -105,6 +107,25 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         ) {
             // Never follow: the 3xx itself is handed to the engine, which treats it as an error.
             completionHandler(nil)
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            // The server's certificate is judged as the system judges it. A challenge for credentials (a 401 with HTTP
+            // Basic or Digest) is never answered: the 401 and its challenges go to the engine as they came. Left to its
+            // default, Linux's URLSession never completes such a request, and rejected it ends the task as cancelled:
+            // the 401 is kept here and answered then.
+            let method = challenge.protectionSpace.authenticationMethod
+            if [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodDefault].contains(method) {
+                lock.lock()
+                pending[task.taskIdentifier]?.challenged = challenge.failureResponse as? HTTPURLResponse
+                lock.unlock()
+                completionHandler(.rejectProtectionSpace, nil)
+            } else {
+                completionHandler(.performDefaultHandling, nil)
+            }
         }
 
         func urlSession(
@@ -156,6 +177,10 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                     throwing: TransportError(.tooLarge, url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
                 return
             }
+            if error != nil, let challenged = entry.challenged {
+                entry.continuation.resume(returning: Self.response(challenged, body: entry.data))
+                return
+            }
             if let error {
                 entry.continuation.resume(
                     throwing: TransportError(URLSessionTransport.code(of: error), url: entry.url, message: error.localizedDescription))
@@ -165,14 +190,17 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                 entry.continuation.resume(throwing: TransportError(.badAnswer, url: entry.url, message: "no HTTP response"))
                 return
             }
-            // Foundation joins a name's repeated fields already; names that differ only in case are joined here, as
-            // AsyncHTTPClientTransport joins them (RFC 9110 §5.3).
+            entry.continuation.resume(returning: Self.response(http, body: entry.data))
+        }
+
+        /// `http` with `body` as a ``TransportResponse``. Foundation joins a name's repeated fields already; names that
+        /// differ only in case are joined here, as AsyncHTTPClientTransport joins them (RFC 9110 §5.3).
+        private static func response(_ http: HTTPURLResponse, body: Data) -> TransportResponse {
             let fields = http.allHeaderFields.compactMap { field -> (name: String, value: String)? in
                 guard let name = field.key as? String, let value = field.value as? String else { return nil }
                 return (name, value)
             }
-            let headers = TransportResponse.combining(fields)
-            entry.continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: entry.data))
+            return TransportResponse(status: http.statusCode, headers: TransportResponse.combining(fields), body: body)
         }
     }
 }
