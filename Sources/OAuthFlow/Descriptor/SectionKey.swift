@@ -75,12 +75,16 @@ package struct SectionKey<Section>: Sendable {
     }
 
     /// A key holding a nested section.
-    init<Value: DescriptorSection & SendableMetatype>(_ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ summary: String) {
+    init<Value: DescriptorSection & SendableMetatype>(
+        _ get: @escaping Getter<Value>, _ set: @escaping Setter<Value>, _ name: String, _ summary: String
+    ) {
         self.init(DescriptorSchema.Field(name, .section(Value.keys), summary), get, set) { o, key in try o.object(key, Value.init(plain:)) }
     }
 
     /// A key holding a nested section, or nothing.
-    init<Value: DescriptorSection & SendableMetatype>(_ get: @escaping Getter<Value?>, _ set: @escaping Setter<Value?>, _ name: String, _ summary: String) {
+    init<Value: DescriptorSection & SendableMetatype>(
+        _ get: @escaping Getter<Value?>, _ set: @escaping Setter<Value?>, _ name: String, _ summary: String
+    ) {
         self.init(DescriptorSchema.Field(name, .section(Value.keys), summary), get, set) { o, key in
             try o.object(key, Value.init(plain:)).map(Optional.some)
         }
