@@ -67,6 +67,20 @@ public var F_PREALLOCATE: Int32 { 42 }
 /// `F_FULLFSYNC`: flush the drive's buffers to permanent storage.
 public var F_FULLFSYNC: Int32 { 51 }
 
+// MARK: - Clocks and the kernel's state
+
+/// `func clock_gettime_nsec_np(_ __clock_id: clockid_t) -> UInt64` (clock_gettime(3), macOS 10.12, iOS 10): the clock's
+/// value in nanoseconds; `CLOCK_MONOTONIC_RAW` goes on while the system sleeps, as `mach_continuous_time()` does.
+@available(macOS 10.12, iOS 10.0, tvOS 10.0, watchOS 3.0, *)
+public func clock_gettime_nsec_np(_ clock: clockid_t) -> UInt64 { 0 }
+
+/// `func sysctlbyname(_: UnsafePointer<CChar>!, _: UnsafeMutableRawPointer!, _: UnsafeMutablePointer<Int>!,
+/// _: UnsafeMutableRawPointer!, _: Int) -> Int32` (sysctl(3)): reads (and sets) a kernel state by name.
+public func sysctlbyname(
+    _ name: UnsafePointer<CChar>!, _ oldp: UnsafeMutableRawPointer!, _ oldlenp: UnsafeMutablePointer<Int>!, _ newp: UnsafeMutableRawPointer!,
+    _ newlen: Int
+) -> Int32 { -1 }
+
 // MARK: - socket(2)
 
 /// `SOCK_STREAM`, an `Int32` on Darwin.
