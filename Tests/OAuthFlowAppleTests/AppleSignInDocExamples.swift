@@ -169,8 +169,8 @@ enum AppleSignInDocExamples {
     /// Docs/apple.md, "Step-up from an app": the API's step-up challenge read from the app's own URLSession.
     @MainActor static func stepUp(oauth: OAuth, authorizer: URLRequestAuthorizer) async throws {
         let (data, response) = try await authorizer.data(for: URLRequest(url: URL(string: "https://api.example.com/transfers")!))
-        if let http = response as? HTTPURLResponse, http.statusCode == 401,
-            let stepUp = ProtectedResource.StepUp(challenges: [http.value(forHTTPHeaderField: "WWW-Authenticate") ?? ""])
+        if response.statusCode == 401,
+            let stepUp = ProtectedResource.StepUp(challenges: [response.value(forHTTPHeaderField: "WWW-Authenticate") ?? ""])
         {
             try await oauth.signIn(to: "auth0", authenticator: SystemWebAuthenticator(), stepUp: stepUp)   // then send it again
         }
