@@ -136,7 +136,7 @@ public struct LoopbackSignOut: Sendable {
                 "the tokens were revoked"
             }
         return
-            "signed out here (\(tokens)), but the provider did not send the browser back from its logout to \(returnAddress.absoluteString) within \(timeout.components.seconds) s. A provider that compares post-logout redirect URIs exactly shows an error page for one it has not registered: register \(returnAddress.absoluteString) as a post-logout redirect URI of this client (with the descriptor's fixed `redirect.loopback.port`, or one the caller fixes, it stays the same). Some providers end the session without sending the browser back (they stay on their own page, or show their portal instead), others wait for the user to confirm: look at the browser; if it shows no sign-out, the session there may remain"
+            "signed out here (\(tokens)), but the provider did not send the browser back from its logout to \(returnAddress.absoluteString) within \(timeout.components.seconds) s. Look at the browser first: some providers end the session without sending the browser back (they stay on their own page, or show their portal, as LemonLDAP::NG does after a sign-in that ended on its consent page), others wait for the user to confirm; if it shows no sign-out, the session there may remain. If it shows an error about the address, the provider compares post-logout redirect URIs exactly: register \(returnAddress.absoluteString) as a post-logout redirect URI of this client (it stays the same with the descriptor's fixed `redirect.loopback.port`, or a port the caller fixes, `--port` on the command line)"
     }
 
     /// An end-session URL as it may be shown or logged: without `id_token_hint`, whose ID token is a credential.

@@ -60,6 +60,50 @@ import Testing
         #expect(forced.stdout == config.url.appendingPathComponent("home-sso.yaml").path + "\n")
     }
 
+    /// What LemonLDAP::NG 2.16 showed (its document lists no offline_access, and an introspection endpoint): a file
+    /// written with --output is signed in to and out of with --providers-dir, as printed; the note's rewrite command runs
+    /// as printed; the refresh-token advice does not say none is asked for; `format: both` is suggested for JWT access
+    /// tokens (seen failing before: no --providers-dir, no issuer in the note's command, which exited 64).
+    @Test func theAdviceForAFileWrittenElsewhereRunsAsPrinted() async throws {
+        let server = try Self.server { issuer in
+            #"{"issuer":"\#(issuer)","authorization_endpoint":"\#(issuer)/authorize","token_endpoint":"\#(issuer)/token","jwks_uri":"\#(issuer)/jwks","#
+                + #""end_session_endpoint":"\#(issuer)/logout","introspection_endpoint":"\#(issuer)/introspect","#
+                + #""grant_types_supported":["authorization_code","refresh_token"],"code_challenge_methods_supported":["S256"],"#
+                + #""token_endpoint_auth_methods_supported":["none","client_secret_basic"],"id_token_signing_alg_values_supported":["RS256"],"#
+                + #""scopes_supported":["openid","profile","email"],"authorization_response_iss_parameter_supported":true}"#
+        }
+        defer { server.stop() }
+        let config = try TemporaryDirectory()
+        defer { config.cleanUp() }
+        let environment = [
+            "XDG_CONFIG_HOME": config.url.path, "XDG_STATE_HOME": config.url.appendingPathComponent("state").path, "BROWSER": "/bin/false",
+        ]
+        let issuer = "http://127.0.0.1:\(server.port)"
+        let elsewhere = config.url.appendingPathComponent("elsewhere").path
+        let added = try await runProduct("oauthflow", ["providers", "add", issuer, "--id", "lemon", "--output", elsewhere], environment: environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stderr.contains("`oauthflow login lemon --providers-dir \(elsewhere) --client-id CLIENT_ID`"), "\(added.stderr)")
+        #expect(added.stderr.contains("`oauthflow logout lemon --providers-dir \(elsewhere) --end-session`"), "\(added.stderr)")
+        #expect(added.stderr.contains("`format: both`"), "\(added.stderr)")
+        #expect(!added.stderr.contains("ask for no refresh token"), "\(added.stderr)")
+        #expect(added.stderr.contains("a refresh token comes only if the server issues one unasked"), "\(added.stderr)")
+
+        // The login line as printed finds the provider (and waits for a browser that never comes).
+        let login = try await runProduct(
+            "oauthflow", ["login", "lemon", "--providers-dir", elsewhere, "--client-id", "cli", "--no-browser", "--timeout", "1"],
+            environment: environment)
+        #expect(login.status == 2 && !login.stderr.contains("no provider named"), "\(login.stderr)")
+
+        // The note's command as printed writes the file again.
+        let note = try #require(added.stderr.split(separator: "\n").first { $0.contains("note: The server does not list offline_access") })
+        let start = try #require(note.range(of: "write this file again with `"))
+        let command = note[start.upperBound...].prefix { $0 != "`" }
+        let words = command.split(separator: " ").map(String.init)
+        #expect(words.first == "oauthflow" && words.contains(issuer), "\(command)")
+        let rewritten = try await runProduct("oauthflow", Array(words.dropFirst()), environment: environment)
+        #expect(rewritten.status == 0, "\(command): \(rewritten.stderr)")
+    }
+
     @Test func aHostileDocumentWritesNothingAndItsTextArrivesEscaped() async throws {
         let server = try Self.server { issuer in
             // The issuer alone carries the escapes (URLs with control characters are no URLs at all).

@@ -387,7 +387,7 @@ public final class OAuth: Sendable {
             // RFC 9068 §4, RFC 7662 §4: the audience is the API's, never assumed; without one no token could be told apart.
             throw ProviderError(
                 .unsupportedPolicy,
-                "provider `\(name)` states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required: give the `aud` value the API's tokens carry (`audience:`; `--audience AUD` for `oauthflow verify-token`), or state it as `access_tokens.audience` in the descriptor",
+                "provider `\(name)` states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required: give the `aud` value the API's tokens carry (the `audience` argument here, `--audience AUD` for `oauthflow verify-token`), or state it as `access_tokens.audience` in the descriptor",
                 provider: name)
         }
         let outcome: Result<ProtectedResource.Principal, ProtectedResource.Denial>

@@ -179,7 +179,7 @@ final class TrustedProvider: Sendable {
             throw refuse(
                 jwt
                     ? "the token has no `aud`, so it is not shown to be for this API"
-                    : "the introspection answer names no `aud`, so the token is not shown to be for this API (a provider whose introspection never names one says `access_tokens.introspected_audience: may_be_absent`)"
+                    : "the introspection answer names no `aud`, so the token is not shown to be for this API (a provider whose access tokens are JWTs says `access_tokens.format: both`, which checks the token's own `aud` (RFC 9068 §4); one whose introspection never names one and whose tokens are opaque says `access_tokens.introspected_audience: may_be_absent`, which leaves the audience unchecked)"
             )
         }
         // RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2: these are strings; a number in their place is read by nobody the same way.

@@ -44,7 +44,7 @@ extension DescriptorDraft {
             if oidc, refreshes, !listsOffline, !assumesOffline {
                 open.append(.offlineAccess)
                 notes.append(
-                    "The server does not list offline_access in scopes_supported, so sign-ins ask for no refresh token; if it grants one for offline_access all the same, write this file again with `oauthflow providers add --offline-access --force`, adding the flags it was written with."
+                    "The server does not list offline_access in scopes_supported, so sign-ins do not ask for it and a refresh token comes only if the server issues one unasked; if it grants one for offline_access, write this file again with `oauthflow providers add \(DescriptorDraft.shellWord(metadata.issuer)) --offline-access --force`, adding the other flags it was written with (--id, --output, --port, --public-client)."
                 )
             }
             if assumesOffline, supported != nil { unlisted.append((.scopes, "offline_access")) }
@@ -125,7 +125,7 @@ extension DescriptorDraft {
                 open.append(.publicClients)
                 if metadata.tokenEndpointAuthMethodsSupported != nil {
                     notes.append(
-                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, write this file again with `oauthflow providers add --public-client --force`, adding the flags it was written with."
+                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, write this file again with `oauthflow providers add \(DescriptorDraft.shellWord(metadata.issuer)) --public-client --force`, adding the other flags it was written with (--id, --output, --port, --offline-access)."
                     )
                 }
             }
@@ -214,7 +214,7 @@ extension DescriptorDraft {
         mutating func accessTokens() -> [(String, Node)] {
             guard metadata.introspectionEndpoint != nil else { return [] }
             notes.append(
-                "The server publishes an introspection endpoint, so `access_tokens` checks tokens by introspection (format: opaque); an API states the audience its tokens carry, as `access_tokens.audience` or `oauthflow verify-token --audience`."
+                "The server publishes an introspection endpoint, so `access_tokens` checks tokens by introspection (format: opaque); if its access tokens are JWTs (a sign-in shows it: three dot-separated parts), `format: both` verifies them with its keys and checks their own `aud` (RFC 9068 §4), which an introspection answer may leave out. An API states the audience its tokens carry, as `access_tokens.audience` or `oauthflow verify-token --audience`."
             )
             return [("format", DescriptorDraft.plain("opaque"))]
         }

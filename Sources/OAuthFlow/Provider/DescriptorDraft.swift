@@ -185,6 +185,12 @@ public struct DescriptorDraft: Sendable, Hashable {
         return allowed(first) && id.unicodeScalars.allSatisfy { allowed($0) || $0 == "-" || $0 == "_" }
     }
 
+    /// `text` as one shell word: as it is when it holds only characters no shell reads specially, else single-quoted.
+    static func shellWord(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || ":/._-@%+=,".unicodeScalars.contains($0) }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     static func plain(_ text: String) -> Node { .scalar(.init(text, .implicit, .plain)) }
     static func quoted(_ text: String) -> Node { .scalar(.init(text, .implicit, .doubleQuoted)) }
     static func list(_ items: [String]) -> Node { .sequence(.init(items.map(plain), .implicit, .flow)) }

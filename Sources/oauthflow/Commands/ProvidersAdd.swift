@@ -94,12 +94,14 @@ extension OAuthFlowCommand.Providers {
         /// with what the descriptor lists, and the flags that write it again for what the metadata left open.
         func nextSteps(_ draft: DescriptorDraft, file: URL) -> String {
             let quoted = LoginCommand.shellQuoted
-            let login = "oauthflow login \(quoted(draft.id)) --client-id CLIENT_ID"
+            // A file written elsewhere than the user providers directory is found only with --providers-dir.
+            let directory = output.map { " --providers-dir \(quoted($0))" } ?? ""
+            let login = "oauthflow login \(quoted(draft.id))\(directory) --client-id CLIENT_ID"
             var steps: [String] = []
             if let redirect = draft.redirectURI {
                 // The post-logout redirect URI beside it: a server that compares it exactly leaves `logout --end-session` waiting otherwise.
                 let logout = draft.postLogoutRedirectURI.map {
-                    ", and \($0.absoluteString) as its post-logout redirect URI (for `oauthflow logout \(quoted(draft.id)) --end-session`)"
+                    ", and \($0.absoluteString) as its post-logout redirect URI (for `oauthflow logout \(quoted(draft.id))\(directory) --end-session`)"
                 }
                 steps.append(
                     options.loopbackPort == nil
@@ -138,7 +140,7 @@ extension OAuthFlowCommand.Providers {
                     gaps.contains(.publicClients)
                     ? " (after the step above, keep its flag: `\(rerun(id: draft.id, adding: ["--public-client", "--offline-access"]))`)" : ""
                 steps.append(
-                    "Sign-ins ask for no refresh token (the server does not list offline_access); if it grants one for offline_access, write the file again with `\(rerun(id: draft.id, adding: ["--offline-access"]))`\(both)."
+                    "Sign-ins do not ask for offline_access (the server does not list it), so a refresh token comes only if the server issues one unasked; if it grants one for offline_access, write the file again with `\(rerun(id: draft.id, adding: ["--offline-access"]))`\(both)."
                 )
             }
             steps.append("Check the file against the live document now and then: `oauthflow lint --online --strict \(quoted(file.path))`.")
