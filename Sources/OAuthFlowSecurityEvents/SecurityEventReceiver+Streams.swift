@@ -245,7 +245,7 @@ extension SecurityEventReceiver {
     // MARK: - Requests
 
     /// A management endpoint of the transmitter's configuration, once it is on the transmitter's own origin.
-    private func management(_ path: KeyPath<TransmitterConfiguration, URL?>, _ name: String) async throws -> URL {
+    func management(_ path: KeyPath<TransmitterConfiguration, URL?>, _ name: String) async throws -> URL {
         guard let url = try await transmitterConfiguration()[keyPath: path] else {
             throw SecurityEventError(.configuration, "\(provider.id)'s transmitter configuration names no `\(name)`")
         }
@@ -278,6 +278,19 @@ extension SecurityEventReceiver {
     private func send(
         _ method: TransportRequest.Method, _ url: URL, body: JSONValue?, expecting statuses: Set<Int>, authorized: Bool = true
     ) async throws -> [String: JSONValue]? {
+        guard let value = try await sendForValue(method, url, body: body, expecting: statuses, authorized: authorized) else { return nil }
+        guard case let .object(members) = value else {
+            throw SecurityEventError(.transmitter, "the transmitter's answer to \(method.rawValue) \(url.path) is not a JSON object")
+        }
+        return members
+    }
+
+    /// Sends a management request, as ``send(_:_:body:expecting:authorized:)`` does.
+    ///
+    /// - Returns: The JSON value answered, or nil for an empty answer.
+    func sendForValue(
+        _ method: TransportRequest.Method, _ url: URL, body: JSONValue?, expecting statuses: Set<Int>, authorized: Bool = true
+    ) async throws -> JSONValue? {
         guard TransportPolicy.isSecure(url) else { throw SecurityEventError(.configuration, TransportPolicy.refusal(url)) }
         var headers = ["Accept": "application/json"]
         if authorized, let managementToken {
@@ -303,13 +316,13 @@ extension SecurityEventReceiver {
         }
         guard !response.body.isEmpty else { return nil }
         do {
-            return try ServerJSON.object(response.body)
+            return try ServerJSON.value(response.body)
         } catch {
             throw SecurityEventError(.transmitter, "the transmitter's answer to \(method.rawValue) \(url.path) \(error)", status: response.status)
         }
     }
 
-    private func stream(from members: [String: JSONValue]?) throws -> Stream {
+    func stream(from members: [String: JSONValue]?) throws -> Stream {
         guard let members, let id = members["stream_id"]?.stringValue, !id.isEmpty else {
             throw SecurityEventError(.transmitter, "the transmitter's stream has no `stream_id`")
         }

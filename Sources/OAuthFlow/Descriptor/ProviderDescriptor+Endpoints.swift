@@ -46,6 +46,12 @@ extension ProviderDescriptor {
     package var isForAPIsOnly: Bool {
         endpoints.authorization == nil && endpoints.token == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
     }
+
+    /// Whether the descriptor describes a transmitter of security events alone (`security_events`, and neither an
+    /// authorization nor a token endpoint): it signs nobody in, so it needs no endpoints and no discovery.
+    package var isForSecurityEventsOnly: Bool {
+        endpoints.authorization == nil && endpoints.token == nil && securityEvents != nil
+    }
 }
 
 // The schema's `endpoints` keys: their shapes, defaults and reference sentences.

@@ -17,6 +17,9 @@ public final class OAuth: Sendable {
         /// Directories of descriptors of the host's own, read after the bundled ones: a file named after a
         /// bundled provider replaces it.
         public var providerDirectories: [URL]
+        /// Descriptors of the host's own already in memory (``ProviderDescriptor/init(yaml:path:)`` reads one from YAML
+        /// text): each replaces any provider with its id that a directory or the bundle offers.
+        public var descriptors: [ProviderDescriptor] = []
         /// Whether the descriptors bundled with the library are offered (default true).
         public var includeBundledProviders: Bool
         /// Whether the user's `$XDG_CONFIG_HOME/oauthflow/providers` is read, found with ``environmentVariables``
@@ -144,7 +147,14 @@ public final class OAuth: Sendable {
     /// - Throws: ``ProviderError`` `unknown_provider` (with the nearest name), or the descriptor's positioned problems.
     public func descriptor(_ name: String) throws -> ProviderDescriptor {
         if let known = descriptors.withLock({ $0[name] }) { return known }
-        var read = try ProviderRegistry.descriptor(
+        var read: ProviderDescriptor
+        if let given = configuration.descriptors.last(where: { $0.id == name }) {
+            read = given
+            if let profile = configuration.securityProfiles[name] { read.securityProfile = profile }
+            descriptors.withLock { $0[name] = read }
+            return read
+        }
+        read = try ProviderRegistry.descriptor(
             named: name, directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
             includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
             logger: environment.logger)
@@ -191,14 +201,16 @@ public final class OAuth: Sendable {
     /// How many providers' discovery caches are kept (for the tests).
     var discoveryCacheCount: Int { discoveries.withLock { $0.count } }
 
-    /// Every provider this configuration offers (the bundled ones and the host's directories), loaded now.
+    /// Every provider this configuration offers (the bundled ones, the host's directories and its descriptors in memory),
+    /// loaded now.
     ///
     /// - Throws: ``ProviderError`` when a directory cannot be listed; an unreadable file is in ``ProviderRegistry/skipped``.
     public func registry() throws -> ProviderRegistry {
         try ProviderRegistry.load(
             directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
             includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
-            logger: environment.logger)
+            logger: environment.logger
+        ).replacing(with: configuration.descriptors)
     }
 
     /// The client settings for a provider: ``Configuration/clients``, else ``Configuration/clientSettings``.

@@ -152,7 +152,7 @@ extension ProviderDescriptor {
     /// The refusal of a descriptor that has no token endpoint and no discovery to find one, unless it is
     /// for an API only.
     private var missingEndpoint: ProviderError? {
-        guard !asksForDiscovery, endpoints.token == nil, !isForAPIsOnly else { return nil }
+        guard !asksForDiscovery, endpoints.token == nil, !isForAPIsOnly, !isForSecurityEventsOnly else { return nil }
         var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
         if issuer == nil {
             message += "; give `endpoints.authorization` and `endpoints.token`, or `discovery.url`"

@@ -60,6 +60,17 @@ public struct ProviderRegistry: Sendable {
         self.skipped = []
     }
 
+    /// This registry with `descriptors` (in memory) added, each replacing the provider with its id and any file of that
+    /// name the load skipped.
+    package func replacing(with descriptors: [ProviderDescriptor]) -> ProviderRegistry {
+        guard !descriptors.isEmpty else { return self }
+        var entries = self.entries
+        for descriptor in descriptors {
+            entries[descriptor.id] = Entry(descriptor: descriptor, origin: .directory(descriptor.sourcePath ?? "memory"))
+        }
+        return ProviderRegistry(entries: entries, skipped: skipped.filter { entries[$0.name] == nil })
+    }
+
     private init(entries: [String: Entry], skipped: [Skipped]) {
         self.entries = entries
         self.skipped = skipped

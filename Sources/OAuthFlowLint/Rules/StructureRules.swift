@@ -119,7 +119,7 @@ struct EndpointsOrDiscoveryRule: LintRule {
     static let description = RuleDescription(
         identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
         summary:
-            "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`. A descriptor for an API only (no `endpoints.authorization`, and `endpoints.jwks` or `endpoints.introspection`) needs neither.",
+            "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`. A descriptor for an API only (no `endpoints.authorization`, and `endpoints.jwks` or `endpoints.introspection`), or for a transmitter of security events only (`security_events`, no authorization or token endpoint), needs neither.",
         severity: .error,
         triggering: [
             Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n",
@@ -129,6 +129,7 @@ struct EndpointsOrDiscoveryRule: LintRule {
             Examples.valid,
             Examples.header + "issuer: https://auth.example.com\ndiscovery:\n  mode: oidc\n",
             Examples.header + "issuer: https://auth.example.com\nendpoints:\n  jwks: https://auth.example.com/jwks\naccess_tokens:\n  format: jwt\n",
+            Examples.header + "issuer: https://ssf.example.com\nsecurity_events:\n  format: ssf\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -138,7 +139,7 @@ struct EndpointsOrDiscoveryRule: LintRule {
         // The resolver runs a provider without an authorization endpoint (it may only issue service tokens); lint
         // asks for one all the same, as signing in needs it.
         guard let descriptor = file.descriptor, !descriptor.asksForDiscovery, !descriptor.isForAPIsOnly,
-            descriptor.endpoints.authorization == nil
+            !descriptor.isForSecurityEventsOnly, descriptor.endpoints.authorization == nil
         else { return [] }
         var message = "`endpoints.authorization` must be given when discovery is off"
         if descriptor.issuer != nil {
