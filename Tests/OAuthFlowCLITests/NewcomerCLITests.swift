@@ -47,8 +47,8 @@ import Testing
 
             // The notes name the flags.
             #expect(!added.stderr.contains("assuming so") && !text.contains("assuming so"), "\(added.stderr)")
-            #expect(added.stderr.contains("write this file again with `oauthflow providers add --public-client --force`"), "\(added.stderr)")
-            #expect(added.stderr.contains("`oauthflow providers add --offline-access --force`"), "\(added.stderr)")
+            #expect(added.stderr.contains("write this file again with `oauthflow providers add \(issuer.absoluteString) --public-client --force`"), "\(added.stderr)")
+            #expect(added.stderr.contains("`oauthflow providers add \(issuer.absoluteString) --offline-access --force`"), "\(added.stderr)")
             // One command that keeps both flags, so that the second step does not undo the first.
             #expect(
                 added.stderr.contains(

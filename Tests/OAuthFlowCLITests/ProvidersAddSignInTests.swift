@@ -105,7 +105,7 @@ import Testing
             #expect(publicSignIn.stdout.contains("refresh token: issued") || publicSignIn.stdout.contains("refresh token: not issued"))
 
             // 4. offline_access: written again with the flag the advice names, the sign-in asks for it.
-            let offlineStep = try #require(Self.steps(rewritten.stderr).first { $0.text.hasPrefix("Sign-ins ask for no refresh token") })
+            let offlineStep = try #require(Self.steps(rewritten.stderr).first { $0.text.hasPrefix("Sign-ins do not ask for offline_access") })
             let offline = try await Self.run(try #require(offlineStep.commands.first), environment: environment)
             #expect(offline.status == 0, "\(offline.stderr)")
             let offlineText = try String(contentsOfFile: file, encoding: .utf8)

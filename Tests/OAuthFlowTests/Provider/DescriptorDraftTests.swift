@@ -235,8 +235,10 @@ import OAuthFlow
         #expect(!draft.text.contains("  audience:"), "an audience is never assumed")
         #expect(draft.postLogoutRedirectURI?.absoluteString == "http://127.0.0.1:8765/logged-out")
         #expect(draft.notes.contains { $0.contains("post-logout redirect URI http://127.0.0.1:8765/logged-out") })
-        #expect(draft.notes.contains { $0.contains("`oauthflow providers add --public-client --force`") })
-        #expect(draft.notes.contains { $0.contains("`oauthflow providers add --offline-access --force`") })
+        // Each rewrite command names the issuer, so that it runs as printed.
+        #expect(draft.notes.contains { $0.contains("`oauthflow providers add ") && $0.contains(" --public-client --force`") })
+        #expect(draft.notes.contains { $0.contains("`oauthflow providers add ") && $0.contains(" --offline-access --force`") })
+        #expect(!draft.notes.contains { $0.contains("`oauthflow providers add --") })
         #expect(!draft.notes.contains { $0.contains("assuming so") })
 
         let plain = try await Self.read(Self.server(oidc: Self.document(["end_session_endpoint": NSNull()])))
