@@ -23,9 +23,11 @@ import Testing
 
     func makeStore(
         accessGroup: String? = nil, accessibility: KeychainTokenStore.Accessibility = KeychainTokenStore.defaultAccessibility,
-        clock: any DateClock = SystemDateClock(), in keychain: InMemoryKeychain? = nil
+        clock: any DateClock = SystemDateClock(), bootClock: any BootClock = SystemBootClock(), in keychain: InMemoryKeychain? = nil
     ) -> KeychainTokenStore {
-        .testing(keychain ?? self.keychain, service: service, accessGroup: accessGroup, accessibility: accessibility, clock: clock)
+        .testing(
+            keychain ?? self.keychain, service: service, accessGroup: accessGroup, accessibility: accessibility, clock: clock,
+            bootClock: bootClock)
     }
 
     @Test func aSessionIsSavedLoadedAndRemoved() async throws {
@@ -236,9 +238,9 @@ import Testing
     }
 
     @Test func aLeaseWhoseHolderWasKilledExpires() async throws {
-        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
-        let killed = makeStore(clock: clock)
-        let next = makeStore(clock: clock)
+        let clock = MovableBootClock()
+        let killed = makeStore(bootClock: clock)
+        let next = makeStore(bootClock: clock)
         let key = SessionKey(providerID: "example")
         _ = try await killed.lock(key)  // never released
         #expect(try next.takeLease(next.item(key, "lock"), owner: "next") == false)
@@ -261,27 +263,26 @@ import Testing
 
     /// Two processes that find one expired lease: only one takes it.
     @Test func anExpiredLeaseGoesToOneTaker() async throws {
-        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
-        let store = makeStore(clock: clock)
+        let clock = MovableBootClock()
+        let store = makeStore(bootClock: clock)
         let item = store.item(SessionKey(providerID: "example"), "lock")
         #expect(try store.takeLease(item, owner: "killed"))
         clock.advance(121)
         try expectAnotherTakerWinsBetweenReadAndDelete(store, item)
     }
 
-    /// A lease written by a clock three days ahead (or read after the clock was set back) stood for three days: one
-    /// that claims to last longer from now than any lease may is stale.
+    /// A lease that claims to last longer from now than any lease may (an item no process of this boot wrote) is stale.
     @Test func aLeaseFurtherAheadThanItsLifeIsStale() async throws {
-        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
-        let store = makeStore(clock: clock)
+        let clock = MovableBootClock()
+        let store = makeStore(bootClock: clock)
         let item = store.item(SessionKey(providerID: "example"), "lock")
-        let ahead = KeychainTokenStore.Lease(owner: "ahead", expires: 1_900_000_000 + 3 * 86_400)
+        let ahead = KeychainTokenStore.Lease(owner: "ahead", boot: clock.now().boot, until: clock.now().nanoseconds + 3 * 86_400_000_000_000)
         keychain[item] = .init(data: try JSONEncoder().encode(ahead), owner: Data("ahead".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
         #expect(try store.takeLease(item, owner: "next"))
         #expect(keychain[item]?.owner == Data("next".utf8))
         // One within its life still stands.
         #expect(try store.takeLease(item, owner: "third") == false)
-        #expect(KeychainTokenStore.standing(of: Data("{}".utf8), now: 0, leaseDuration: 120) == .unreadable)
+        #expect(KeychainTokenStore.standing(of: Data("{}".utf8), now: clock.now(), leaseDuration: 120) == .unreadable)
     }
 
     /// A lease that stands longer than any lease may (a holder that renews it, a keychain that never lets it go) does not
@@ -321,7 +322,8 @@ import Testing
                 count += 1
                 return count == 2
             }) else { return }
-            let lease = KeychainTokenStore.Lease(owner: "other", expires: Date().addingTimeInterval(60).timeIntervalSince1970)
+            let now = SystemBootClock().now()
+            let lease = KeychainTokenStore.Lease(owner: "other", boot: now.boot, until: now.nanoseconds + 60_000_000_000)
             keychain[item] = .init(data: (try? JSONEncoder().encode(lease)) ?? Data(), owner: Data("other".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
         }
         #expect(try store.takeLease(item, owner: "late") == false)

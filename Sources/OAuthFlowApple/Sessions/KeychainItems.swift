@@ -19,8 +19,9 @@ protocol KeychainItems: Sendable {
     ///
     /// - Parameter owner: A value kept in the item's `kSecAttrGeneric`, which ``delete(_:ownedBy:)`` can match.
     func add(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws
-    /// Replaces the item's data; ``KeychainStatus/itemNotFound`` when there is no such item.
-    func update(_ item: KeychainItem, data: Data, accessibility: KeychainTokenStore.Accessibility) throws
+    /// Replaces the item's data, and its `kSecAttrGeneric` with `owner` when one is given; ``KeychainStatus/itemNotFound``
+    /// when there is no such item.
+    func update(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws
     /// Deletes the item, only if its `kSecAttrGeneric` is `owner` when one is given; ``KeychainStatus/itemNotFound``
     /// when nothing matched.
     func delete(_ item: KeychainItem, ownedBy owner: Data?) throws

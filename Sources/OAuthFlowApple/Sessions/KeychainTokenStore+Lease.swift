@@ -6,10 +6,11 @@ import OAuthFlow
 /// `SecItemAdd` of a generic password whose service, account and access group exist fails with
 /// `errSecDuplicateItem` (Apple, `kSecClassGenericPassword`), so adding the lease is a test-and-set that every process
 /// reading the session's access group takes part in: the app, its extensions, another instance on macOS. The lease holds
-/// its owner (a random value, also its `kSecAttrGeneric`) and when it expires; a process that finds a stale lease
-/// (expired, or expiring further ahead than a lease lasts: a clock that was off) deletes that owner's lease only (a
-/// delete matching the owner) and adds its own, so two processes never both take it. A waiter gives up, `unavailable`,
-/// a little after the longest a lease can last.
+/// its owner (a random value, also its `kSecAttrGeneric`) and when it expires on the ``BootClock``: time since the device
+/// started, counting sleep, with the start it belongs to, so that no step of the wall clock shortens or lengthens it. A
+/// process that finds a stale lease (expired, taken before the device restarted, or expiring further ahead than a lease
+/// lasts) deletes that owner's lease only (a delete matching the owner) and adds its own, so two processes never both
+/// take it. A waiter gives up, `unavailable`, a little after the longest a lease can last.
 /// Unlike a file lock in an app group container, nothing is held by the kernel while the app is suspended (iOS ends an
 /// app that holds a file lock in a shared container when it suspends: `0xdead10cc`), and a holder the system killed
 /// loses the lease when it expires.
@@ -18,8 +19,10 @@ extension KeychainTokenStore {
     struct Lease: Codable {
         /// Hex of 16 random bytes.
         var owner: String
-        /// Seconds since 1970.
-        var expires: Double
+        /// The start of the device it was taken in (``BootInstant/boot``).
+        var boot: String
+        /// When it expires: nanoseconds since that start, on the ``BootClock``.
+        var until: UInt64
     }
 
     /// The leases this process holds, by item: a task of this process that holds one (a refresh re-reading the
@@ -52,25 +55,34 @@ extension KeychainTokenStore {
     enum Standing: Equatable {
         /// Another owner's lease, within its life: wait.
         case held
-        /// Expired (its holder was killed), or claiming to last longer from now than any lease may (written, or read,
-        /// by a clock that was off): its owner's lease may go.
+        /// Expired (its holder was killed, or suspended for longer than a lease lasts), taken before the device
+        /// restarted, or claiming to last longer from now than any lease may: its owner's lease may go.
         case stale(owner: Data)
         /// Not a lease this store wrote: nobody can release it.
         case unreadable
     }
 
-    /// What the lease `data` means at `now` (seconds since 1970), for leases that last `leaseDuration`.
-    static func standing(of data: Data, now: Double, leaseDuration: TimeInterval) -> Standing {
+    /// What the lease `data` means at `now`, for leases that last `leaseDuration`. A lease of an earlier format (its
+    /// expiry on the wall clock) is not one this store reads: its owner's item goes (``Standing/unreadable``).
+    static func standing(of data: Data, now: BootInstant, leaseDuration: TimeInterval) -> Standing {
         guard let lease = try? JSONDecoder().decode(Lease.self, from: data) else { return .unreadable }
-        guard lease.expires >= now, lease.expires <= now + leaseDuration else { return .stale(owner: Data(lease.owner.utf8)) }
+        guard lease.boot == now.boot, lease.until >= now.nanoseconds, lease.until - now.nanoseconds <= nanoseconds(leaseDuration) else {
+            return .stale(owner: Data(lease.owner.utf8))
+        }
         return .held
+    }
+
+    /// `duration` in nanoseconds, from 0 to 10⁹ s.
+    static func nanoseconds(_ duration: TimeInterval) -> UInt64 {
+        UInt64(max(0, min(duration, 1e9)) * 1e9)
     }
 
     /// Adds the lease for `owner`, replacing a stale one or one that is not a lease.
     ///
     /// - Returns: false when another owner's lease stands.
     func takeLease(_ item: KeychainItem, owner: String) throws -> Bool {
-        let lease = Lease(owner: owner, expires: clock.now().addingTimeInterval(leaseDuration).timeIntervalSince1970)
+        let taken = bootClock.now()
+        let lease = Lease(owner: owner, boot: taken.boot, until: min(taken.nanoseconds, .max / 2) + Self.nanoseconds(leaseDuration))
         let data = try JSONEncoder().encode(lease)
         for _ in 0..<2 {
             do {
@@ -82,7 +94,7 @@ extension KeychainTokenStore {
                 throw failure(status, "add", item)
             }
             guard let standing = try readOwned(item) else { continue }
-            switch Self.standing(of: standing.data, now: clock.now().timeIntervalSince1970, leaseDuration: leaseDuration) {
+            switch Self.standing(of: standing.data, now: bootClock.now(), leaseDuration: leaseDuration) {
             case .held:
                 return false
             case .stale(let holder):

@@ -12,7 +12,7 @@ extension KeychainTokenStore {
             try write(try RefreshAnswerRecord.header(keeping: session) { try $0.encoded() } + RefreshAnswerRecord.noAnswerYet, to: received)
         }
         // The first JSON encoding in a process is slow (type metadata): paid now, not between the answer and its record.
-        _ = try? JSONEncoder().encode(Lease(owner: "", expires: 0))
+        _ = try? JSONEncoder().encode(Lease(owner: "", boot: "", until: 0))
         return Reservation(store: self, received: received)
     }
 
@@ -42,7 +42,8 @@ extension KeychainTokenStore {
             return { [self] answer in
                 let record = header + Data(RefreshAnswerRecord.frame(answer))
                 state.withLock { state in
-                    guard state == .placed, (try? store.items.update(received, data: record, accessibility: store.accessibility)) != nil else {
+                    guard state == .placed, (try? store.items.update(received, data: record, owner: nil, accessibility: store.accessibility)) != nil
+                    else {
                         return
                     }
                     state = .answered

@@ -30,9 +30,12 @@ public struct KeychainTokenStore: TokenStore {
     public let accessGroup: String?
     public let accessibility: Accessibility
     let items: any KeychainItems
+    /// The wall clock, for naming items set aside.
     let clock: any DateClock
-    /// How long a lease lasts: longer than any refresh, so that only a holder the system killed outlives it. A lease
-    /// that claims to last longer from now (written, or read, by a clock that was off) is stale.
+    /// What leases are timed by: time since the device started, counting sleep (``SystemBootClock``).
+    let bootClock: any BootClock
+    /// How long a lease lasts: longer than any refresh, so that only a holder the system killed (or suspended for
+    /// longer) outlives it.
     let leaseDuration: TimeInterval
     /// How long ``lock(_:)`` waits for another process's lease before giving up (`unavailable`): a little more than a
     /// lease can last.
@@ -63,11 +66,11 @@ public struct KeychainTokenStore: TokenStore {
     /// move sessions from.
     init(
         service: String?, bundleIdentifier: String?, accessGroup: String?, accessibility: Accessibility = defaultAccessibility,
-        items: any KeychainItems, clock: any DateClock = SystemDateClock()
+        items: any KeychainItems, clock: any DateClock = SystemDateClock(), bootClock: any BootClock = SystemBootClock()
     ) {
         self.init(
             service: service ?? Self.defaultService, accessGroup: accessGroup, accessibility: accessibility, items: items, clock: clock,
-            legacyService: service == nil ? Self.legacyService(bundleIdentifier: bundleIdentifier) : nil)
+            bootClock: bootClock, legacyService: service == nil ? Self.legacyService(bundleIdentifier: bundleIdentifier) : nil)
     }
 
     /// After first unlock, this device only: a refresh in the background works while the device is locked.
@@ -75,7 +78,7 @@ public struct KeychainTokenStore: TokenStore {
 
     init(
         service: String, accessGroup: String?, accessibility: Accessibility = defaultAccessibility, items: any KeychainItems,
-        clock: any DateClock = SystemDateClock(),
+        clock: any DateClock = SystemDateClock(), bootClock: any BootClock = SystemBootClock(),
         leaseDuration: TimeInterval = 120, lockWait: TimeInterval? = nil, legacyService: String? = nil
     ) {
         self.service = service
@@ -84,6 +87,7 @@ public struct KeychainTokenStore: TokenStore {
         self.accessibility = accessibility
         self.items = items
         self.clock = clock
+        self.bootClock = bootClock
         self.leaseDuration = leaseDuration
         self.lockWait = lockWait ?? leaseDuration + 10
     }
@@ -135,6 +139,35 @@ public struct KeychainTokenStore: TokenStore {
         if let legacy = legacyItem(key) { try delete(legacy) }
     }
 
+    /// Removes the session only while it holds `refreshToken`, and only as it was read: the item is read with its
+    /// `kSecAttrGeneric` (a new random value at each write), compared, and deleted by a query that matches that value,
+    /// so a session another process wrote since (a sign-in saves without the lease) is not matched and stays. An item
+    /// an earlier OAuthFlow wrote without the value is deleted after it reads the same again.
+    public func remove(_ key: SessionKey, whileHolding refreshToken: Secret?) async throws -> Bool {
+        // A record a killed refresh left is made the session first, as every read does.
+        guard let current = try await load(key), current.tokens.refreshToken == refreshToken else { return false }
+        let item = item(key)
+        let read: (data: Data, owner: Data?)?
+        do {
+            read = try items.readOwned(item)
+        } catch let status as KeychainStatus {
+            throw failure(status, "read", item)
+        }
+        guard let read, (try? decode(read.data, item))?.tokens.refreshToken == refreshToken else { return false }
+        if read.owner == nil {
+            guard try self.read(item) == read.data else { return false }
+        }
+        do {
+            try items.delete(item, ownedBy: read.owner)
+        } catch let status as KeychainStatus where status == .itemNotFound {
+            return false
+        } catch let status as KeychainStatus {
+            throw failure(status, "delete", item)
+        }
+        try delete(self.item(key, "received"))
+        return true
+    }
+
     // MARK: - Reading and writing items
 
     func read(_ item: KeychainItem) throws -> Data? {
@@ -147,15 +180,19 @@ public struct KeychainTokenStore: TokenStore {
 
     /// Adds the item, or updates it when it exists: an add that meets `errSecDuplicateItem` (another process added
     /// it meanwhile) updates, and an update that finds nothing (another process deleted it meanwhile) adds again.
+    ///
+    /// Each write marks the item with a new random value in `kSecAttrGeneric`, so that a delete matching the value
+    /// read deletes only the item as it was read (``remove(_:whileHolding:)``).
     func write(_ data: Data, to item: KeychainItem) throws {
+        let version = Data(Self.newOwner().utf8)
         do {
             for _ in 0..<3 {
                 do {
-                    try items.add(item, data: data, owner: nil, accessibility: accessibility)
+                    try items.add(item, data: data, owner: version, accessibility: accessibility)
                     return
                 } catch let status as KeychainStatus where status == .duplicateItem {}
                 do {
-                    try items.update(item, data: data, accessibility: accessibility)
+                    try items.update(item, data: data, owner: version, accessibility: accessibility)
                     return
                 } catch let status as KeychainStatus where status == .itemNotFound {}
             }

@@ -56,11 +56,12 @@ struct SecurityKeychainItems: KeychainItems {
         guard status == errSecSuccess else { throw KeychainStatus(status) }
     }
 
-    func update(_ item: KeychainItem, data: Data, accessibility: KeychainTokenStore.Accessibility) throws {
-        let changes: [String: Any] = [
+    func update(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws {
+        var changes: [String: Any] = [
             kSecValueData as String: data,
             kSecAttrAccessible as String: accessible(accessibility),
         ]
+        if let owner { changes[kSecAttrGeneric as String] = owner }
         let status = SecItemUpdate(query(item) as CFDictionary, changes as CFDictionary)
         guard status == errSecSuccess else { throw KeychainStatus(status) }
     }

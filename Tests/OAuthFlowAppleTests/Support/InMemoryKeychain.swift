@@ -95,12 +95,13 @@ final class InMemoryKeychain: KeychainItems, @unchecked Sendable {
         }
     }
 
-    func update(_ item: KeychainItem, data: Data, accessibility: KeychainTokenStore.Accessibility) throws {
+    func update(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws {
         try enter("update", item)
         try lock.withLock {
             guard var found = stored[item] else { throw KeychainStatus.itemNotFound }
             guard allowed(found.accessibility), allowed(accessibility) else { throw KeychainStatus.interactionNotAllowed }
             found.data = data
+            if let owner { found.owner = owner }
             found.accessibility = accessibility
             stored[item] = found
         }
@@ -126,11 +127,32 @@ extension KeychainTokenStore {
     /// A store of `service` in `keychain`, as the app (or one of its extensions) would have it.
     static func testing(
         _ keychain: InMemoryKeychain, service: String = "com.example.app.oauthflow", accessGroup: String? = nil,
-        accessibility: Accessibility = defaultAccessibility, clock: any DateClock = SystemDateClock(), leaseDuration: TimeInterval = 120,
-        lockWait: TimeInterval? = nil
+        accessibility: Accessibility = defaultAccessibility, clock: any DateClock = SystemDateClock(),
+        bootClock: any BootClock = SystemBootClock(), leaseDuration: TimeInterval = 120, lockWait: TimeInterval? = nil
     ) -> KeychainTokenStore {
         KeychainTokenStore(
-            service: service, accessGroup: accessGroup, accessibility: accessibility, items: keychain, clock: clock, leaseDuration: leaseDuration,
-            lockWait: lockWait)
+            service: service, accessGroup: accessGroup, accessibility: accessibility, items: keychain, clock: clock, bootClock: bootClock,
+            leaseDuration: leaseDuration, lockWait: lockWait)
+    }
+}
+
+/// A ``BootClock`` a test moves: forward (time passing, asleep or not), or to a new start of the device.
+final class MovableBootClock: BootClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var reading: BootInstant
+
+    init(boot: String = "boot-1", seconds: Double = 86_400) {
+        reading = BootInstant(boot: boot, nanoseconds: UInt64(seconds * 1e9))
+    }
+
+    func now() -> BootInstant { lock.withLock { reading } }
+
+    func advance(_ seconds: Double) {
+        lock.withLock { reading.nanoseconds += UInt64(seconds * 1e9) }
+    }
+
+    /// The device restarted: a new boot session, its clock from `seconds`.
+    func restart(at seconds: Double = 30) {
+        lock.withLock { reading = BootInstant(boot: UUID().uuidString, nanoseconds: UInt64(seconds * 1e9)) }
     }
 }
