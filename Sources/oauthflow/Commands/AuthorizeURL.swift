@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import OAuthFlow
@@ -46,3 +47,4 @@ extension OAuthFlowCommand {
         }
     }
 }
+#endif
