@@ -69,7 +69,7 @@ CATALOGS = {
     "OAuthFlowApple": ["apple.md"],
     "OAuthFlowHummingbird": ["web.md", "api-protection.md"],
     "OAuthFlowLint": ["lint-rules.md", "descriptor-format.md"],
-    "OAuthFlowLoopback": ["flow.md", "logout.md"],
+    "OAuthFlowLoopback": ["flow.md", "host-code.md", "logout.md"],
     "OAuthFlowMCP": ["mcp.md"],
     "OAuthFlowMCPAuth": ["mcp.md"],
     "OAuthFlowMCPHummingbird": ["mcp.md"],

@@ -77,7 +77,8 @@ import PostgresNIO
             for command in Self.commands(of: block, home: home.url.path) {
                 let place = "\(block.file):\(block.line): `\(command.text)`"
                 var words = command.words
-                if words.starts(with: ["swift", "run", "oauthflow"]) { words.removeFirst(2) }
+                // `swift run [OPTIONS] oauthflow ARGS` from a checkout: its options checked, then the command as the CLI reads it.
+                if let command = try Self.oauthflowRun(words, place: place) { words = command }
                 switch words.first {
                 case "oauthflow":
                     let arguments = Array(words.dropFirst())
@@ -110,23 +111,6 @@ import PostgresNIO
                     #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such directory")
                 case "swift":
                     try Self.checkSwiftCommand(words, place: place)
-                case "cp":
-                    // The release bundle is named as the debug one is; the binary needs it beside itself.
-                    for source in words.dropFirst(2).dropLast() {
-                        let name = URL(fileURLWithPath: source).lastPathComponent
-                        #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
-                                "\(place): the build makes no \(name)")
-                    }
-                case "mkdir":
-                    #expect(words.count == 3 && words[1] == "-p", "\(place): only `mkdir -p DIRECTORY` is checked")
-                case "install":
-                    // `install -m 755 .build/release/PRODUCT DESTINATION`: the build makes PRODUCT.
-                    #expect(words.count == 5 && words[1] == "-m" && words[2] == "755", "\(place)")
-                    if words.count == 5 {
-                        let name = URL(fileURLWithPath: words[3]).lastPathComponent
-                        #expect(FileManager.default.isExecutableFile(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
-                                "\(place): the build makes no \(name)")
-                    }
                 case "export":
                     #expect(words.count == 2 && words[1].contains("="), "\(place)")
                 default:
@@ -191,16 +175,95 @@ import PostgresNIO
         #expect(checked > 10)
     }
 
-    /// `swift build|run` lines: their options exist, and a product they run is declared where they run it.
+    /// `swift build|run` lines: their options exist, and a product they run is declared where they run it
+    /// (`swift run PRODUCT` for a benchmark, from Benchmarks/; `oauthflow` lines are ``oauthflowRun(_:place:)``'s).
     static func checkSwiftCommand(_ words: [String], place: String) throws {
-        #expect(["build", "run"].contains(words[1]), "\(place)")
-        for word in words.dropFirst(2) where word.hasPrefix("-") {
-            #expect(["-c", "--static-swift-stdlib"].contains(word), "\(place): unchecked option \(word)")
-        }
-        if words[1] == "run", let product = words.dropFirst(2).first(where: { !$0.hasPrefix("-") && !["release", "debug"].contains($0) }) {
+        #expect(words.count > 1 && ["build", "run"].contains(words[1]), "\(place)")
+        let product = Self.productIndex(words).map { words[$0] }
+        try Self.checkSwiftOptions(Array(words.dropFirst(2).prefix { $0 != product }), needing: [], place: place)
+        if words[1] == "run", let product {
             let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
             #expect(manifest.contains("name: \"\(product)\""), "\(place): Benchmarks/Package.swift has no \(product)")
         }
+    }
+
+    /// The words from `oauthflow` on when `words` is `swift run [OPTIONS] oauthflow ...`, once its options are checked:
+    /// they must enable the package traits the `oauthflow` target demands (its PackageTrait.swift), or it does not build.
+    static func oauthflowRun(_ words: [String], place: String) throws -> [String]? {
+        guard words.count > 2, words[0] == "swift", words[1] == "run", let at = Self.productIndex(words), words[at] == "oauthflow" else {
+            return nil
+        }
+        try Self.checkSwiftOptions(Array(words[2..<at]), needing: try Self.requiredTraits(ofModule: "oauthflow"), place: place)
+        return Array(words[at...])
+    }
+
+    /// Where the product of a `swift build|run` line is: the first word after the options that is no option's value.
+    static func productIndex(_ words: [String]) -> Int? {
+        var index = 2
+        while index < words.count {
+            if ["-c", "--traits"].contains(words[index]) {
+                index += 2
+            } else if words[index].hasPrefix("-") {
+                index += 1
+            } else {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// A `swift build|run` line's options: `-c release|debug`, `--static-swift-stdlib`, `--enable-all-traits` and
+    /// `--traits A,B` naming traits Package.swift declares; together they must enable every trait in `needing`.
+    static func checkSwiftOptions(_ options: [String], needing: Set<String>, place: String) throws {
+        let declared = try Self.declaredTraits()
+        var enabled: Set<String> = []
+        var index = 0
+        while index < options.count {
+            let option = options[index]
+            let value = index + 1 < options.count ? options[index + 1] : nil
+            switch option {
+            case "-c":
+                #expect(["release", "debug"].contains(value ?? ""), "\(place): -c takes release or debug")
+                index += 2
+            case "--traits":
+                let names = (value ?? "").split(separator: ",").map(String.init)
+                #expect(!names.isEmpty, "\(place): --traits names no trait")
+                for name in names {
+                    #expect(declared.contains(name), "\(place): Package.swift declares no trait \(name) (it has \(declared.sorted()))")
+                }
+                enabled.formUnion(names)
+                index += 2
+            case "--enable-all-traits":
+                enabled.formUnion(declared)
+                index += 1
+            case "--static-swift-stdlib":
+                index += 1
+            default:
+                Issue.record("\(place): unchecked option \(option)")
+                index += 1
+            }
+        }
+        #expect(needing.isSubset(of: enabled), "\(place): builds nothing without the trait \(needing.subtracting(enabled).sorted()): add --traits")
+    }
+
+    /// The package traits Package.swift declares (`.trait(name: "NIO", ...)`).
+    static func declaredTraits() throws -> Set<String> {
+        let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"\.trait\(\s*name:\s*"([A-Za-z0-9_]+)""#)
+        return Set(pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).compactMap {
+            Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
+        })
+    }
+
+    /// The traits a module builds only with: its `Sources/MODULE/PackageTrait.swift` stops the build with an `#error`
+    /// under `#if !(A && B)`; none for a module without that file.
+    static func requiredTraits(ofModule module: String) throws -> Set<String> {
+        let file = repositoryRoot.appendingPathComponent("Sources/\(module)/PackageTrait.swift")
+        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let condition = try #require(text.split(separator: "\n").first { $0.hasPrefix("#if !(") }, "\(file.path) has no #if !(TRAIT)")
+        let names = condition.dropFirst(6).prefix { $0 != ")" }.split(separator: "&&").map { $0.trimmingCharacters(in: .whitespaces) }
+        return Set(names)
     }
 
     /// Docs/cli.md's git lines, run as written against a throwaway global config: git then runs
@@ -430,6 +493,15 @@ import PostgresNIO
         for product in products {
             #expect(manifest.contains(".library(name: \"\(product)\""), "README names a product \(product) that Package.swift lacks")
         }
+        // The dependency line enables the traits its products need (each module's PackageTrait.swift), and only declared ones.
+        let dependency = try #require(snippet.lines.first { $0.hasPrefix(".package(") })
+        let list = try #require(dependency.range(of: #"traits: \[[^\]]*\]"#, options: .regularExpression), "README's .package line names no traits")
+        let enabled = Set(dependency[list].dropFirst(9).split(whereSeparator: { "[]\", ".contains($0) }).map(String.init))
+        #expect(enabled.isSubset(of: try Self.declaredTraits()), "README's .package line enables \(enabled.sorted())")
+        for product in products {
+            let needed = try Self.requiredTraits(ofModule: product)
+            #expect(needed.isSubset(of: enabled), "README lists \(product) beside a .package line without the trait \(needed.subtracting(enabled).sorted())")
+        }
         let imported = Set(blocks.flatMap(\.lines).filter { $0.hasPrefix("import OAuthFlow") }.map { String($0.dropFirst(7)) })
         for module in imported {
             #expect(products.contains(module), "README's examples import \(module) but its dependency snippet does not list it")
@@ -438,39 +510,40 @@ import PostgresNIO
 
     // MARK: - The Swift blocks, compiled (the ones that can run offline also run)
 
-    /// README.md, "Host code".
-    func readmeHostCode() async throws {
+    /// Docs/host-code.md, "The types underneath".
+    func hostCodeRegistry() async throws {
         let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
         let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 
-        auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
-        auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
-        auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
+        let authorize = auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
+        let encoding = auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
+        let opened = auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
+        _ = (authorize, encoding, opened)
     }
 
-    /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them
-    /// (the front door's are in FrontDoorDocExamples).
+    /// Calls Docs/host-code.md shows inside its prose, compiled here; `inlineCallsAreShown` checks the guide still shows
+    /// them (the front door's are in FrontDoorDocExamples).
     static let inlineCalls = [
         #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#,
     ]
 
-    func readmeInlineCalls(directories: [URL], variables: [String: String], manager: TokenManager) async throws {
+    func hostCodeInlineCalls(directories: [URL], variables: [String: String], manager: TokenManager) async throws {
         _ = try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)
         _ = try await manager.refresh()
         _ = try await manager.refresh(replacing: manager.validAccessToken())
     }
 
     @Test func inlineCallsAreShown() throws {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/host-code.md"), encoding: .utf8)
         let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowDocumentationTests/DocExampleTests.swift"), encoding: .utf8)
         for call in Self.inlineCalls {
-            #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
+            #expect(guide.contains("`\(call)`") || guide.contains("(`\(call)`)"), "Docs/host-code.md no longer shows `\(call)`")
             #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")
         }
     }
 
-    /// README.md, step by step.
-    func readmeStepByStep(auth0: Provider, redirectURL: URL) async throws {
+    /// Docs/host-code.md, step by step.
+    func hostCodeStepByStep(auth0: Provider, redirectURL: URL) async throws {
         let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
             clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
         let pending = try await client.startAuthorization()        // open pending.url in a browser

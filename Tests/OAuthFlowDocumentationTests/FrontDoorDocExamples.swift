@@ -9,11 +9,11 @@ import OAuthFlowTestSupport
 import OAuthFlowWeb
 import Testing
 
-/// The front door (`OAuth`) as README.md's "Host code" shows it: every Swift line of those blocks is compiled here
+/// The front door (`OAuth`) as Docs/host-code.md shows it: every Swift line of those blocks is compiled here
 /// (`DocExampleTests.swiftExamplesAreCompiledByTests` checks that), and `FrontDoorExampleTests` runs the same calls,
 /// against the Django and Authlib test servers where a real server is needed.
 enum FrontDoorDocExamples {
-    /// README.md, "One configuration, then one call per task".
+    /// Docs/host-code.md, "One configuration, then one call per task".
     static func configuration() -> OAuth {
         let env = ProcessInfo.processInfo.environment   // read by your code: the library reads no environment itself
         let oauth = OAuth(OAuth.Configuration(
@@ -28,13 +28,13 @@ enum FrontDoorDocExamples {
         return oauth
     }
 
-    /// README.md, what the CLI uses.
+    /// Docs/host-code.md, what the CLI uses.
     static func commandLine() -> OAuth {
         let cli = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))
         return cli
     }
 
-    /// README.md, one call per task.
+    /// Docs/host-code.md, one call per task.
     static func tasks(oauth: OAuth, authorizationHeader: String, browser: any BrowserOpener) async throws {
         let token = try await oauth.accessToken(for: "google")
         let serviceToken = try await oauth.serviceTokens(for: "keycloak").accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
@@ -46,7 +46,7 @@ enum FrontDoorDocExamples {
         _ = (token, serviceToken, principal, problems)
     }
 
-    /// Calls README.md shows inside its prose, compiled here; `FrontDoorExampleTests.inlineCallsAreShown` checks the README still shows them.
+    /// Calls Docs/host-code.md shows inside its prose, compiled here; `FrontDoorExampleTests.inlineCallsAreShown` checks the guide still shows them.
     static let inlineCalls = [
         #"oauth.signInWithDeviceCode(to: "google")"#,
         #"oauth.signIn(to: "google", browser: browser, timeout: .seconds(120))"#,
@@ -67,7 +67,7 @@ enum FrontDoorDocExamples {
         _ = OAuth.Configuration(environment: OAuthEnvironment(logger: Logger(label: "myapp.oauth")))
     }
 
-    /// README.md, web sign-in on Hummingbird (the host's context and user are DocWebExample's stand-ins).
+    /// Docs/host-code.md, web sign-in on Hummingbird (the host's context and user are DocWebExample's stand-ins).
     @available(macOS 14, iOS 17, tvOS 17, *)
     static func web(oauth: OAuth, keyring: SessionKeyring, router: Router<DocWebExample.Context>) throws {
         typealias User = DocWebExample.User
@@ -87,7 +87,7 @@ enum FrontDoorDocExamples {
         }
     }
 
-    /// README.md, "The types underneath": the sign-in `oauth.signIn(to:browser:)` runs.
+    /// Docs/host-code.md, "The types underneath": the sign-in `oauth.signIn(to:browser:)` runs.
     static func underneath(store: any TokenStore, browser: any BrowserOpener, clientID: String) async throws -> TokenManager {
         let provider = try ProviderRegistry.load().descriptor(named: "google").resolve([:])
         let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, settings: ClientSettings(clientID: clientID))
@@ -102,11 +102,11 @@ enum FrontDoorDocExamples {
 /// reads when the host passes nothing (nothing) and when it passes the CLI's environment.
 @Suite struct FrontDoorExampleTests {
     @Test func inlineCallsAreShown() throws {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/host-code.md"), encoding: .utf8)
         let source = try String(
             contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift"), encoding: .utf8)
         for call in FrontDoorDocExamples.inlineCalls {
-            #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
+            #expect(guide.contains("`\(call)`") || guide.contains("(`\(call)`)"), "Docs/host-code.md no longer shows `\(call)`")
             #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")
         }
     }

@@ -4,8 +4,8 @@ import OAuthFlowTestSupport
 import OAuthFlow
 import OAuthFlowLoopback
 
-/// The README's host-code examples, compiled and run here; the test also checks the
-/// README still shows these exact lines, so the two cannot drift apart.
+/// The host-code examples README.md links to (Docs/host-code.md), compiled and run here; the test also checks the
+/// guide still shows these exact lines, so the two cannot drift apart.
 @Suite struct ReadmeExampleTests {
     static let shownLines = [
         #"let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])"#,
@@ -26,7 +26,7 @@ import OAuthFlowLoopback
         #"            print("sign-in failed: \(error)")   // one sentence that says what to do"#,
     ]
 
-    /// The README's sign-in function, line for line.
+    /// Docs/host-code.md's sign-in function, line for line.
     func signIn(to name: String, oauth: OAuth, browser: any BrowserOpener) async throws -> [String: JSONValue] {
         let result = try await oauth.signIn(to: name, browser: browser)
         print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
@@ -74,7 +74,7 @@ import OAuthFlowLoopback
         #expect(stored.clientID == TestAuthorizationServer.publicClientID && stored.variables["port"] == server.port)
     }
 
-    /// The README's client settings lines, compiled: they read this process's environment and clients file,
+    /// Docs/host-code.md's client settings lines, compiled: they read this process's environment and clients file,
     /// so ClientSettingsResolverTests checks what they do with controlled ones.
     func clientSettingsExample() throws {
         let clients = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
@@ -82,7 +82,7 @@ import OAuthFlowLoopback
         print(settings.clientID, settings.secretSource?.description ?? "public client", settings.notes)
     }
 
-    /// The README's one call for a usable session, line for line.
+    /// Docs/host-code.md's one call for a usable session, line for line.
     func accessToken(for provider: String, oauth: OAuth) async throws -> Secret {
         let session = try await oauth.usableSession(provider, browser: SystemBrowser(environment: oauth.configuration.environmentVariables)) { event in
             // On standard error: a tool that prints the token keeps standard output for it.
@@ -98,14 +98,14 @@ import OAuthFlowLoopback
         let store = InMemoryTokenStore()
         var session = sampleSession("google", access: "stored-and-valid", expiresAt: Date().addingTimeInterval(3600))
         session.variables = [:]   // google takes no variables: the gate resolves the provider with the session's
-        try await store.save(session)
+        await store.save(session)
         #expect(try await accessToken(for: "google", oauth: OAuth(.init(store: store))).value == "stored-and-valid")
     }
 
-    @Test func readmeShowsTheseLines() throws {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func hostCodeShowsTheseLines() throws {
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/host-code.md"), encoding: .utf8)
         for line in Self.shownLines {
-            #expect(readme.contains(line), "README.md no longer shows: \(line)")
+            #expect(guide.contains(line), "Docs/host-code.md no longer shows: \(line)")
         }
     }
 
@@ -122,11 +122,11 @@ import OAuthFlowLoopback
     }
 }
 
-/// README.md's program, whose `main` catches what the sign-in throws, compiled here and run with a sign-in that
+/// Docs/host-code.md's program, whose `main` catches what the sign-in throws, compiled here and run with a sign-in that
 /// fails as a first run can (a binary copied without its bundled descriptors): it prints one line and exits 1,
 /// where an error escaping top-level code would stop it with a fatal error and a backtrace.
 ///
-/// A test target has its own entry point, so the copy here has no `@main` (the one README line
+/// A test target has its own entry point, so the copy here has no `@main` (the one line
 /// `swiftExamplesAreCompiledByTests` lets a test call instead), and the program's `print` and `exit` are this
 /// suite's, which record what it would have printed and its exit status.
 @Suite struct ReadmeProgramTests {
@@ -158,14 +158,14 @@ import OAuthFlowLoopback
         return OAuth(configuration)
     }
 
-    /// The README's `signIn` where no descriptor was installed beside the program.
+    /// Docs/host-code.md's `signIn` where no descriptor was installed beside the program.
     static func signIn(to name: String, oauth: OAuth, browser: any BrowserOpener) async throws -> [String: JSONValue] {
         let provider = try withoutBundledDescriptors(oauth.configuration).provider(name)
         Issue.record("\(provider.id) resolved with no descriptor to read")
         return [:]
     }
 
-    /// The README's program, line for line.
+    /// Docs/host-code.md's program, line for line.
     struct SignInExample {
         static func main() async {
             // Sessions live in memory here; `store: FileTokenStore(directory: ...)` keeps them for the next run.

@@ -158,14 +158,14 @@ import OAuthFlow
     }
 }
 
-/// The README's registry paragraph: the lazy lookup it shows inside its prose, compiled and run here.
+/// Docs/host-code.md's registry paragraph: the lazy lookup it shows inside its prose, compiled and run here.
 @Suite struct ReadmeRegistryLookupTests {
     static let shownCall = #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#
 
     @Test func readmeShowsTheLazyLookupAndItSkipsABrokenNeighbour() throws {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("`\(Self.shownCall)`"), "README.md no longer shows `\(Self.shownCall)`")
-        #expect(readme.contains("`registry.skipped`"))
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/host-code.md"), encoding: .utf8)
+        #expect(guide.contains("`\(Self.shownCall)`"), "Docs/host-code.md no longer shows `\(Self.shownCall)`")
+        #expect(guide.contains("`registry.skipped`"))
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("broken.yaml", "id: [")
