@@ -8,7 +8,9 @@ packages it pins are compared with its committed `packages.txt`, and with the bu
 
 - the app resolves at most 10 packages;
 - the Vapor server resolves Vapor's own graph and at most 4 packages more, and no Hummingbird, MCP SDK or Prometheus;
-- the Hummingbird server resolves no Vapor, MCP SDK or Prometheus; the MCP host neither server framework.
+- the Hummingbird server resolves no Vapor, MCP SDK or Prometheus; the MCP host neither server framework;
+- each file of a target a trait gates is compiled under that trait as a whole, and the target's PackageTrait.swift says
+  in one #error which trait it needs.
 
     python3 scripts/consumers.py           # resolve each, write the listings (commit them with the change)
     python3 scripts/consumers.py --check   # resolve each; fail on a listing that differs or a budget passed
@@ -28,6 +30,30 @@ CONSUMERS = os.path.join(ROOT, "scripts", "consumers")
 SCRATCH = os.path.join(ROOT, ".build", "consumers")
 VAPOR_KITS = {"vapor", "async-kit", "console-kit", "multipart-kit", "routing-kit", "websocket-kit"}
 HEADER = "# Packages a consumer of this checkout resolves (scripts/consumers.py); one identity a line.\n"
+# The targets a trait gates, and the condition each of their files is compiled under: a file outside it would be
+# compiled without its framework, and a consumer that has not enabled the trait would meet a wall of missing modules
+# instead of PackageTrait.swift's one sentence.
+GATED = {"OAuthFlowLoopback": "NIO", "OAuthFlowMCPAuth": "NIO", "OAuthFlowMCP": "MCP", "OAuthFlowPostgres": "Postgres",
+         "OAuthFlowHummingbird": "Hummingbird", "OAuthFlowVapor": "Vapor", "OAuthFlowMCPHummingbird": "MCP && Hummingbird",
+         "OAuthFlowMCPVapor": "MCP && Vapor", "oauthflow": "CLI"}
+
+
+def gating_findings():
+    """Each gated target's files, compiled only under its trait, and its PackageTrait.swift, which names the trait."""
+    findings = []
+    for module, condition in GATED.items():
+        folder = os.path.join(ROOT, "Sources", module)
+        requirement = os.path.join(folder, "PackageTrait.swift")
+        if not os.path.exists(requirement) or f"#if !({condition})" not in open(requirement, encoding="utf-8").read():
+            findings.append(f"Sources/{module}/PackageTrait.swift does not say in one #error that {module} needs {condition}")
+        for base, _, files in os.walk(folder):
+            for name in sorted(files):
+                if not name.endswith(".swift") or name == "PackageTrait.swift":
+                    continue
+                text = open(os.path.join(base, name), encoding="utf-8").read()
+                if not text.startswith(f"#if {condition}\n") or not text.rstrip().endswith("#endif"):
+                    findings.append(f"{os.path.relpath(os.path.join(base, name), ROOT)}: not compiled under `#if {condition}` as a whole")
+    return findings
 
 
 def resolve(name):
@@ -87,7 +113,7 @@ def main():
             print(f"consumers: {name} resolves other packages than {os.path.relpath(path, ROOT)} lists "
                   "(run `python3 scripts/consumers.py` and commit the listing with the change):")
             sys.stdout.writelines(difflib.unified_diff(committed.splitlines(True), listing.splitlines(True), "committed", "resolved"))
-    findings = budget_findings(resolved)
+    findings = budget_findings(resolved) + gating_findings()
     for finding in findings:
         print(f"consumers: {finding}")
     summary = "; ".join(f"{name} {len(resolved[name])}" for name in names)

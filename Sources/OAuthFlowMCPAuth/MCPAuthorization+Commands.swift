@@ -1,3 +1,4 @@
+#if NIO
 import Foundation
 import Logging
 import OAuthFlow
@@ -235,3 +236,4 @@ extension MCPAuthorization {
         return revision < "2025-06-18"
     }
 }
+#endif
