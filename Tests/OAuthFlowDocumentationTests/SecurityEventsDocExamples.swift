@@ -18,6 +18,17 @@ enum SecurityEventsDocExamples {
         func subject(forEmail address: String) throws -> String? { nil }
     }
 
+    /// A transmitter of events alone, from YAML text, with no client, polled until the task is cancelled.
+    static func eventsOnly(store: any TokenStore, signalsYAML: String, accounts: Accounts) throws -> Task<Void, Never> {
+        var configuration = OAuth.Configuration(store: store)
+        configuration.descriptors = [try ProviderDescriptor(yaml: signalsYAML)]
+        let signals = try OAuth(configuration).securityEventReceiver(for: "signals", audiences: ["com.example.web"], handler: { outcome in
+            if outcome.resolution == .unresolved { await accounts.note(outcome.event.type, about: outcome.event.subject) }
+        })
+        let polling = Task { await signals.keepPolling(every: .seconds(30)) }
+        return polling
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, *)
     static func pushed(
         clients: [String: ClientSettings], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
