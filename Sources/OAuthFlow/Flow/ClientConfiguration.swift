@@ -182,4 +182,15 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
         return .none
     }
+
+    /// The authentication context classes that meet both `asked` and `required` (each a list of which any one will do):
+    /// `asked` in its order, narrowed to `required`, so that what is asked can only add to what is required; either list
+    /// alone when the other is empty.
+    ///
+    /// - Returns: Nil when both name classes and none is in both: no authentication could meet the two.
+    package static func authenticationClasses(_ asked: [String], within required: [String]) -> [String]? {
+        guard !asked.isEmpty, !required.isEmpty else { return asked.isEmpty ? required : asked }
+        let both = asked.filter(required.contains)
+        return both.isEmpty ? nil : both
+    }
 }

@@ -172,7 +172,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         static func authentication(_ client: ClientConfiguration, _ provider: Provider) throws -> (acrValues: [String], maximumAge: Int?) {
             let policy = provider.policy
             let ages = [client.maximumAuthenticationAge, policy.maximumAuthenticationAge].compactMap { $0 }
-            guard let classes = ProtectedResource.StepUp.classes(client.acrValues, within: policy.acrValues) else {
+            guard let classes = ClientConfiguration.authenticationClasses(client.acrValues, within: policy.acrValues) else {
                 // An API's challenge names these: escaped, as any text from a server is.
                 let asked = TerminalText.escaped(String(client.acrValues.joined(separator: " ").prefix(200)))
                 throw FlowError(

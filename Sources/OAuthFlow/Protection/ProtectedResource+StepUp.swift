@@ -45,15 +45,12 @@ extension ProtectedResource {
             if let maximumAge { maximumAuthenticationAge = min(maximumAuthenticationAge ?? maximumAge, maximumAge) }
         }
 
-        /// The authentication context classes that meet both `asked` and `required` (each a list of which any one
-        /// will do): `asked` in its order, narrowed to `required`, so that what is asked can only add to what is
-        /// required; either list alone when the other is empty.
+        /// The authentication context classes that meet both `asked` and `required`: what
+        /// ``ClientConfiguration/authenticationClasses(_:within:)`` says (the engine's rule, in the layer below).
         ///
         /// - Returns: Nil when both name classes and none is in both: no authentication could meet the two.
         package static func classes(_ asked: [String], within required: [String]) -> [String]? {
-            guard !asked.isEmpty, !required.isEmpty else { return asked.isEmpty ? required : asked }
-            let both = asked.filter(required.contains)
-            return both.isEmpty ? nil : both
+            ClientConfiguration.authenticationClasses(asked, within: required)
         }
 
         /// The error code of a step-up challenge (RFC 9470 §3).
