@@ -62,7 +62,7 @@ let package = Package(
     // trait the consumer has not enabled. With the defaults, OAuthFlow and OAuthFlowApple resolve ten packages. A
     // product whose trait is off fails to build with one sentence naming the trait. The test command enables them all.
     traits: [
-        .default(enabledTraits: ["NIO", "Postgres", "Hummingbird", "Vapor", "MCP", "CLI", "Prometheus"]),  // DEVELOPMENT-ONLY
+        .default(enabledTraits: []),
         .trait(
             name: "NIO",
             description:
