@@ -337,7 +337,7 @@ import Logging
             #expect(value("--audience").map(server.audiences.contains) == true, "the page's audience is one the server takes")
             let variable = try #require(value("--client-secret-env"))
             #expect(text.contains("$ export \(variable)="), "the page exports \(variable)")
-            environment[variable] = try #require(basic.clientSecret)
+            environment[variable] = try #require(basic.clientSecret) as String
             arguments = arguments.map { $0 == "alice.token" ? subject.path : $0 }
             let result = try await runProduct("oauthflow", arguments, environment: environment)
             #expect(result.status == 0, "`\(command.text)`: \(result.stderr)")
@@ -374,7 +374,7 @@ import Logging
             let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
             let lines = block.lines.map { line in issuers[id].map { line.hasPrefix("issuer: ") ? "issuer: \($0)" : line } ?? line }
             let document = DescriptorDocument.parse(Data(lines.joined(separator: "\n").utf8), path: "\(page):\(block.line)")
-            found[id] = try #require(document.descriptor, "\(page):\(block.line): \(document.problems)")
+            found[id] = try #require(document.descriptor, "\(page):\(block.line): \(document.problems)") as ProviderDescriptor
         }
         return found
     }

@@ -88,7 +88,7 @@ final class SessionEventLog: @unchecked Sendable {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         let stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
-        try await setup.store.save(stored)
+        await setup.store.save(stored)
         let session = try await setup.session()
         #expect(session == stored)
         #expect(setup.transport.count("/token") == 0 && setup.log.events.isEmpty)
@@ -99,7 +99,7 @@ final class SessionEventLog: @unchecked Sendable {
         defer { setup.directory.cleanUp() }
         var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
         stored.tokens.certificateThumbprint = "x5t"
-        try await setup.store.save(stored)
+        await setup.store.save(stored)
         let error = await #expect(throws: FlowError.self) {
             _ = try await setup.oauth.bearerSession("example", tool: "git", browser: ApprovingBrowser())
         }
@@ -110,7 +110,7 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func anExpiredSessionIsRefreshed() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        try await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
+        await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
         let session = try await setup.session()
         #expect(session.tokens.accessToken.value == "fresh" && session.tokens.refreshToken?.value == "refresh-2")
         #expect(try await setup.store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "fresh")
@@ -133,7 +133,7 @@ final class SessionEventLog: @unchecked Sendable {
                 : tokenResponse("signed-in-again")
         }
         defer { setup.directory.cleanUp() }
-        try await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
+        await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
         let session = try await setup.session()
         #expect(session.tokens.accessToken.value == "signed-in-again")
         #expect(setup.log.events == ["unusable signed_out", "signing in to example as client through the browser", "open auth.example.com"])
@@ -143,7 +143,7 @@ final class SessionEventLog: @unchecked Sendable {
         let setup = try Setup { _ in TransportResponse(status: 503, headers: [:], body: Data()) }
         defer { setup.directory.cleanUp() }
         let stored = Self.session(expiresAt: Date().addingTimeInterval(-10))
-        try await setup.store.save(stored)
+        await setup.store.save(stored)
         await #expect(throws: (any Error).self) { try await setup.session() }
         #expect(try await setup.store.load(stored.key) == stored)
         #expect(setup.log.events.isEmpty)
@@ -178,7 +178,7 @@ final class SessionEventLog: @unchecked Sendable {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         let stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
-        try await setup.store.save(stored)
+        await setup.store.save(stored)
         let refreshed = try await setup.oauth.session("example").refresh()
         #expect(refreshed.tokens.accessToken.value == "fresh" && setup.transport.count("/token") == 1)
     }
@@ -225,7 +225,7 @@ final class SessionEventLog: @unchecked Sendable {
     static func storeSessionOfAuthExample(in setup: Setup) async throws -> StoredSession {
         var stored = session(expiresAt: Date().addingTimeInterval(3600))
         stored.authorizationServer = "https://auth.example.com"
-        try await setup.store.save(stored)
+        await setup.store.save(stored)
         return stored
     }
 

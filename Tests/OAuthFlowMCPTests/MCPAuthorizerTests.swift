@@ -267,7 +267,7 @@ import Testing
         var stored = try #require(try await store.load(key))
         stored.tokens.accessToken = Secret("another-process-token")
         stored.reauthenticationRequired = .init(event: "https://schemas.openid.net/secevent/caep/event-type/credential-change", markedAt: Date())
-        try await store.save(stored)
+        await store.save(stored)
         world.rejectsEveryToken = true
         // Past the moments in which a refusal of a new token is the server's last word, within the token's life.
         world.provider.clock.advance(120)

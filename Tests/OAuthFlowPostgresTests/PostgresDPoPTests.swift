@@ -16,7 +16,7 @@ struct PostgresDPoPTests {
         let registered = try server.client("public")
         let provider = try await server.descriptor(id: "par-pg", security: ["dpop: required"]).provider().discovered(with: DiscoveryClient())
         let configuration = ClientConfiguration(
-            clientID: registered.clientID, redirectURI: try #require(URL(string: "http://127.0.0.1:9/callback")), authMethod: .none)
+            clientID: registered.clientID, redirectURI: try #require(URL(string: "http://127.0.0.1:9/callback")) as URL, authMethod: nil)
 
         // Instance A signs in: the browser's part is one GET, which the server answers with the callback.
         let first = OAuthClient(provider: provider, configuration: configuration)

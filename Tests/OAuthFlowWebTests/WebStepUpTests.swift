@@ -36,7 +36,7 @@ import OAuthFlow
         let location = try #require(started.headers.first { $0.name == "Location" }.flatMap { URL(string: $0.value) })
         let pair = try #require(started.headers.first { $0.name == "Set-Cookie" }?.value.split(separator: ";").first?.split(separator: "=", maxSplits: 1))
         let callback = try await simulated.approve(location)
-        let finished = await web.finish("simulated", callback: .init(query: try #require(callback.query), cookies: [String(pair[0]): String(pair[1])]))
+        let finished = await web.finish("simulated", callback: .init(query: try #require(callback.query) as String, cookies: [String(pair[0]): String(pair[1])]))
         return (location, finished)
     }
 

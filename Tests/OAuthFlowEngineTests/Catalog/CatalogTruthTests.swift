@@ -142,7 +142,7 @@ import Testing
         #expect(descriptor.catalogEntry.pkce == "supported")
         let pending = try PendingAuthorization.start(
             provider: try descriptor.resolve([:]),
-            client: ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback"))))
+            client: ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")) as URL))
         let query = URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(query.contains { $0.name == "code_challenge_method" && $0.value == "S256" })
         #expect(query.contains { $0.name == "code_challenge" && $0.value == pending.pkce?.challenge })
@@ -163,7 +163,7 @@ import Testing
         #expect(descriptor.scopes.offline.withoutConsentPrompt)
         let pending = try PendingAuthorization.start(
             provider: try descriptor.resolve(variables),
-            client: ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback"))))
+            client: ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")) as URL))
         let query = URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(query.first { $0.name == "scope" }?.value?.split(separator: " ").contains("offline_access") == true)
         #expect(!query.contains { $0.name == "prompt" }, "\(id): \(pending.url)")

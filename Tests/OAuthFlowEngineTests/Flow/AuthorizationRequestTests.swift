@@ -81,7 +81,7 @@ import OAuthFlowTestSupport
 
     @Test(arguments: ["http://example.com/callback", "http://127.0.0.1/cb#frag"])
     func unsafeRedirectURIsAreRefused(_ uri: String) throws {
-        let client = ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: uri)))
+        let client = ClientConfiguration(clientID: "c", redirectURI: try #require(URL(string: uri)) as URL)
         #expect(throws: FlowError.self) { try PendingAuthorization.start(provider: try provider("google"), client: client) }
     }
 

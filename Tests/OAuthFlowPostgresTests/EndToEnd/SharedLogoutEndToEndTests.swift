@@ -60,7 +60,7 @@ struct SharedLogoutEndToEndTests {
             let registered = try await op.register(
                 clientID: clientID, redirectURIs: [try #require(URL(string: "\(base)/callback"))],
                 postLogoutRedirectURIs: [try #require(URL(string: "\(base)/signed-out"))],
-                backchannelLogoutURI: try #require(URL(string: "\(base)/backchannel-logout")), like: "logout-web")
+                backchannelLogoutURI: try #require(URL(string: "\(base)/backchannel-logout")) as URL, like: "logout-web")
             let secret = Secret(try #require(registered.clientSecret))
             func instance() throws -> WebSignIn {
                 try WebSignIn(

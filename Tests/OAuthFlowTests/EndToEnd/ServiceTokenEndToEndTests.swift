@@ -62,7 +62,7 @@ struct ServiceTokenEndToEndTests {
     @Test func anAlgorithmTheDescriptorLeavesOutIsRefusedBeforeSending() async throws {
         let server = try Server.require()
         let registered = try server.client("ps256")
-        let yaml = try server.descriptor(methods: ["private_key_jwt"], audience: "token_endpoint").yaml + "  assertion_algs: [RS256]\n"
+        let yaml = server.descriptor(methods: ["private_key_jwt"], audience: "token_endpoint").yaml + "  assertion_algs: [RS256]\n"
         let limited = try #require(DescriptorDocument.parse(Data(yaml.utf8), path: "service.yaml").descriptor, "\(yaml)").resolve([:])
         let client = OAuthClient(provider: limited, configuration: try registered.configuration())
         let api = ["https://algorithms.oauthflow.test"]

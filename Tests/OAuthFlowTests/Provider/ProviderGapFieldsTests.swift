@@ -18,7 +18,7 @@ import Testing
     }
 
     static func client() throws -> ClientConfiguration {
-        ClientConfiguration(clientID: "client-1", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")))
+        ClientConfiguration(clientID: "client-1", redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")) as URL)
     }
 
     // MARK: - The catalog's word on what stays out

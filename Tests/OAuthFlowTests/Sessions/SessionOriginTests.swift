@@ -42,9 +42,9 @@ import OAuthFlowTesting
             outcome, client: client, account: key.account, redirectURI: Simulated.redirect, in: store, at: honest.clock.now())
         // Stored under the key another server's sessions share (what `mcp-<host and path>` was for both issuers).
         var session = result.session
-        try await store.remove(session.key)
+        await store.remove(session.key)
         session.key = key
-        try await store.save(session)
+        await store.save(session)
         return (session, store)
     }
 
@@ -90,7 +90,7 @@ import OAuthFlowTesting
         #expect(session.tokenServers == ["https://auth.example.com:443"])
         session.authorizationServer = nil
         session.tokenServers = nil
-        try await store.save(session)
+        await store.save(session)
         let manager = TokenManager(client: try client(at: honest, transport: transport), store: store, key: key)
         honest.clock.advance(3600 + 10)
         let refreshed = try await manager.refresh()

@@ -310,7 +310,7 @@ import Testing
         let callback = try await setup.simulated.approve(started.url)
         let spelled = setup.directory.url.appendingPathComponent("spelled")
         try FileManager.default.createDirectory(at: spelled, withIntermediateDirectories: false)
-        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
+        let text = setup.simulated.descriptorText(.init()).replacingOccurrences(
             of: "https://simulated.example/authorize", with: "https://simulated.example:443/authorize")
         #expect(text.contains(":443/authorize"))
         try Data(text.utf8).write(to: spelled.appendingPathComponent("simulated.yaml"))

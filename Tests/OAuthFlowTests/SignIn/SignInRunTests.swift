@@ -105,7 +105,7 @@ import Testing
         let newest = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(Simulated.Approving(simulated: simulated), in: oauth.store)
         #expect(try await oauth.accessToken(for: "simulated") == newest.tokens.accessToken && newest.tokens.accessToken != before)
         #expect(try await oauth.session("simulated") !== manager)
-        await #expect(throws: ClientSettingsError.self) { try oauth.signInRun(to: "other", redirectURI: Simulated.redirect) }
+        #expect(throws: ClientSettingsError.self) { try oauth.signInRun(to: "other", redirectURI: Simulated.redirect) }
     }
 
     /// The API `OAuth` makes trusts the provider through the same discovery cache as its sign-ins: the document is

@@ -128,7 +128,7 @@ if let api {
 // The sign-in routes; the hook decides what a signed-in user is: here, a server-side session holding the stored session's key.
 router.addSignInRoutes(web) { result, _, context in
     guard let key = result.session else { throw HTTPError(.internalServerError, message: "the sign-in was not stored") }
-    context.sessions.setSession(SignedInUser(result, session: key))
+    context.sessions.createSession(SignedInUser(result, session: key))
     return Response(status: .seeOther, headers: [.location: result.returnTo])
 }
 
