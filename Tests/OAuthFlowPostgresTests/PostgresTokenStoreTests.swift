@@ -38,6 +38,29 @@ struct PostgresTokenStoreTests {
         }
     }
 
+    /// The compare-and-delete a rejected refresh token uses: the row goes only while it still holds the refresh token
+    /// that was sent; one another instance saved meanwhile (the winner of a refresh race) stays, as does every other row.
+    @Test func aRejectedRefreshTokenRemovesOnlyTheSessionThatStillHoldsIt() async throws {
+        let postgres = try TestPostgres.require()
+        try await postgres.withStore(table: TestPostgres.freshTable()) { store in
+            var alice = pgSampleSession()
+            let bob = pgSampleSession(account: "bob", accessToken: "bobs-access-token-987654")
+            try await store.save(alice)
+            try await store.save(bob)
+            let sent = try #require(alice.tokens.refreshToken)
+            // Another instance won the race: the row now holds its rotated refresh token.
+            alice.tokens.refreshToken = Secret("refresh-token-rotated-by-the-winner")
+            try await store.save(alice)
+            #expect(try await store.remove(alice.key, whileHolding: sent) == false)
+            #expect(try await store.load(alice.key) == alice, "the winner's session stays")
+            // Rejected again with the token the row holds: now it goes, and only it.
+            #expect(try await store.remove(alice.key, whileHolding: alice.tokens.refreshToken) == true)
+            #expect(try await store.load(alice.key) == nil)
+            #expect(try await store.load(bob.key) == bob)
+            #expect(try await store.remove(alice.key, whileHolding: alice.tokens.refreshToken) == false, "nothing left to remove")
+        }
+    }
+
     @Test func keysRotateWithoutAMigration() async throws {
         let postgres = try TestPostgres.require()
         let table = TestPostgres.freshTable()
