@@ -211,7 +211,7 @@ build_pid=""
 # --- no warning from the package's own code (Sources, Tests, Examples; the dependencies' are theirs) -------------------
 # The compiler prints a warning where it compiles the file: a fresh clone's build compiles every file, a build by hand
 # only what changed. Read now, reported and failed once the tests have run (as the checks below are).
-own_warnings=$(grep -E "^$root/(Sources|Tests|Examples)/[^:]+:[0-9]+:[0-9]+: warning: " "$state/build.log" | sort -u || true)
+own_warnings=$(python3 "$root/scripts/own-warnings.py" "$state/build.log")
 report_warnings() {
     [ -z "$own_warnings" ] && return 0
     echo "error: the build warns about the package's own code ($(printf '%s\n' "$own_warnings" | wc -l) warnings):" >&2

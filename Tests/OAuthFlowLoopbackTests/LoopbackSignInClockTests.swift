@@ -15,7 +15,7 @@ import Testing
         let signIn = LoopbackSignIn(store: store, browser: ApprovingBrowser(), environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: then)))
         let result = try await signIn.signIn(to: try TestDescriptor().provider(), settings: ClientSettings(clientID: "client"))
         #expect(result.session.updatedAt == then)
-        #expect(try await store.load(result.session.key)?.updatedAt == then)
+        #expect(await store.load(result.session.key)?.updatedAt == then)
         #expect(result.session.tokens.issuedAt == then)
     }
 }

@@ -113,7 +113,7 @@ final class SessionEventLog: @unchecked Sendable {
         await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
         let session = try await setup.session()
         #expect(session.tokens.accessToken.value == "fresh" && session.tokens.refreshToken?.value == "refresh-2")
-        #expect(try await setup.store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "fresh")
+        #expect(await setup.store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "fresh")
         #expect(setup.transport.count("/token") == 1 && setup.log.events.isEmpty)
     }
 
@@ -124,7 +124,7 @@ final class SessionEventLog: @unchecked Sendable {
         #expect(session.tokens.accessToken.value == "fresh" && session.clientID == "client")
         #expect(session.redirectURI?.host == "127.0.0.1")
         #expect(setup.log.events == ["signing in to example as client through the browser", "open auth.example.com"])
-        #expect(try await setup.store.load(SessionKey(providerID: "example")) == session)
+        #expect(await setup.store.load(SessionKey(providerID: "example")) == session)
     }
 
     @Test func aSessionTheServerSignedOutIsReplacedByASignIn() async throws {
@@ -145,7 +145,7 @@ final class SessionEventLog: @unchecked Sendable {
         let stored = Self.session(expiresAt: Date().addingTimeInterval(-10))
         await setup.store.save(stored)
         await #expect(throws: (any Error).self) { try await setup.session() }
-        #expect(try await setup.store.load(stored.key) == stored)
+        #expect(await setup.store.load(stored.key) == stored)
         #expect(setup.log.events.isEmpty)
     }
 
@@ -205,7 +205,7 @@ final class SessionEventLog: @unchecked Sendable {
             #expect(error?.message.contains("access-1") == false, "\(name)")
         }
         #expect(setup.transport.count("/token") == 0 && setup.transport.count("/authorize") == 0, "nothing was sent to either server")
-        #expect(try await setup.store.load(stored.key) == stored, "the session is kept")
+        #expect(await setup.store.load(stored.key) == stored, "the session is kept")
     }
 
     /// Signing out through the front door still removes a session the origin check refuses (its tokens revoked nowhere):
@@ -217,7 +217,7 @@ final class SessionEventLog: @unchecked Sendable {
         let repointed = try Self.repointed(setup)
         let result = try await repointed.signOut("example")
         #expect((result.revocationError as? SessionError)?.code == .sessionMismatch)
-        #expect(try await setup.store.load(stored.key) == nil)
+        #expect(await setup.store.load(stored.key) == nil)
         #expect(setup.transport.count("/revoke") == 0 && setup.transport.count("/token") == 0)
     }
 

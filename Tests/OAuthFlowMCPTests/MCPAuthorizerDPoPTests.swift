@@ -35,7 +35,7 @@ import Testing
         // The token request carried a proof: the session is DPoP-bound.
         let token = try #require(world.requests(to: "auth.example", "/tenant/token").first)
         #expect(token.headers["DPoP"] != nil)
-        let stored = try #require(try await store.load(SessionKey(providerID: DescriptorDraft.exactID(prefix: "mcp-", for: MCPWorld.issuer), account: "https://mcp.example/mcp")))
+        let stored = try #require(await store.load(SessionKey(providerID: DescriptorDraft.exactID(prefix: "mcp-", for: MCPWorld.issuer), account: "https://mcp.example/mcp")))
         let key = try #require(stored.tokens.proofKey)
         // The accepted request: `DPoP` and the token, and a proof of its own for POST to the server, with `ath`.
         let accepted = try #require(mcpRequests.last)

@@ -264,7 +264,7 @@ import Testing
         let (authorizer, user) = authorizer()
         #expect(try await world.call(authorizer).status == 200)
         let key = try #require(await authorizer.authorization.sessionKey(for: MCPWorld.endpoint))
-        var stored = try #require(try await store.load(key))
+        var stored = try #require(await store.load(key))
         stored.tokens.accessToken = Secret("another-process-token")
         stored.reauthenticationRequired = .init(event: "https://schemas.openid.net/secevent/caep/event-type/credential-change", markedAt: Date())
         await store.save(stored)

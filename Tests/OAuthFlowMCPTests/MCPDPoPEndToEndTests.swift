@@ -98,7 +98,7 @@ import Testing
 
         // The session is DPoP-bound, and the step-up's session too.
         let key = SessionKey(providerID: DescriptorDraft.exactID(prefix: "mcp-", for: issuer), account: endpoint.absoluteString)
-        let session = try #require(try await store.load(key))
+        let session = try #require(await store.load(key))
         #expect(session.tokens.proofKey != nil)
         #expect(session.tokens.scopes.contains("notes:write"))
 

@@ -55,7 +55,7 @@ import Testing
         let authorization = try #require(world.authorizationParameters().first)
         #expect(MCPAuthorizerTests.values("resource", in: authorization) == ["https://mcp.example/mcp"])
         // The session is kept under the descriptor's id.
-        #expect(try await store.load(SessionKey(providerID: "corp-mcp", account: "https://mcp.example/mcp")) != nil)
+        #expect(await store.load(SessionKey(providerID: "corp-mcp", account: "https://mcp.example/mcp")) != nil)
         let found = try await authorizer.authorization.inspect(URL(string: "https://mcp.example/mcp")!)
         #expect(found.pinnedProvider == "corp-mcp")
         #expect(found.pushedAuthorizationRequests == false)
@@ -82,7 +82,7 @@ import Testing
         let (authorizer, user) = authorizer { $0.pinnedProviders = [pinned] }
         #expect(try await world.call(authorizer, proofs: true).status == 200)
         #expect(user.opened.values.count == 1)
-        let session = try #require(try await store.load(SessionKey(providerID: "corp-mcp", account: "https://mcp.example/mcp")))
+        let session = try #require(await store.load(SessionKey(providerID: "corp-mcp", account: "https://mcp.example/mcp")))
         #expect(session.tokens.proofKey != nil)
         let sent = try #require(world.requests(to: "mcp.example", "/mcp").last)
         #expect(sent.headers["Authorization"]?.hasPrefix("DPoP ") == true && sent.headers["DPoP"] != nil)

@@ -34,7 +34,7 @@ import Testing
         let result = try await Self.signIn(simulated, user, store: store).signIn(to: provider, settings: ClientSettings(clientID: "ios-app"))
         #expect(result.idToken?.subject == "ada")
         #expect(result.session.redirectURI == Self.redirect)
-        #expect(try await store.load(SessionKey(providerID: provider.id))?.tokens.refreshToken != nil)
+        #expect(await store.load(SessionKey(providerID: provider.id))?.tokens.refreshToken != nil)
         let sheet = try #require(user.sheets.first)
         #expect(sheet.callback == .customScheme("com.example.app") && sheet.redirectURI == Self.redirect && !sheet.prefersEphemeral)
         let query = URLComponents(url: sheet.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
@@ -52,7 +52,7 @@ import Testing
         }
         #expect(error.code == .cancelled, "\(error)")
         #expect(await simulated.requestCount(.token) == 0)
-        #expect(try await store.load(SessionKey(providerID: provider.id)) == nil)
+        #expect(await store.load(SessionKey(providerID: provider.id)) == nil)
     }
 
     /// A user who declines is the provider's `access_denied`, not a cancel.

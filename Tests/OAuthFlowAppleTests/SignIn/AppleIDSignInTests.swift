@@ -150,7 +150,7 @@ import Testing
         let sub = try await AppleSignInDocExamples.redeem(
             oauth: oauth, code: code.value, identityToken: result.identityToken.value, nonce: result.nonce.value)
         #expect(sub == Self.user, "stored under the verified sub, not a value the app sent")
-        let session = try #require(try await store.load(SessionKey(providerID: "apple", account: sub)))
+        let session = try #require(await store.load(SessionKey(providerID: "apple", account: sub)))
         #expect(session.tokens.refreshToken?.value == "r0.\(code.value)")
         await #expect(throws: AuthorizationServerError.self, "a code is redeemed once") {
             try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
@@ -159,7 +159,7 @@ import Testing
         let deletion = try await oauth.deleteAccount("apple", account: result.user)
         #expect(deletion.revokedEverywhere && deletion.removed.count == 1)
         #expect(apple.revoked.first == "r0.\(code.value)", "the refresh token is revoked first, with the generated secret")
-        #expect(try await store.load(SessionKey(providerID: "apple", account: result.user)) == nil)
+        #expect(await store.load(SessionKey(providerID: "apple", account: result.user)) == nil)
     }
 
     /// Each check of the identity token, seen failing: another key, another nonce, another app, another user than the

@@ -55,7 +55,7 @@ import OAuthFlow
         let second = try await run.steppedUp(asked).run(Simulated.Approving(simulated: simulated), in: store)
         let principal = try await api.authenticate(Self.call(api, second), stepUp: Self.required)
         #expect(principal.claims["acr"]?.stringValue == "urn:example:mfa")
-        #expect(try await store.load(SessionKey(providerID: "simulated"))?.tokens.accessToken == second.tokens.accessToken)
+        #expect(await store.load(SessionKey(providerID: "simulated"))?.tokens.accessToken == second.tokens.accessToken)
     }
 
     /// Each half of the requirement alone: a strong but old authentication fails `max_age`; a recent password fails

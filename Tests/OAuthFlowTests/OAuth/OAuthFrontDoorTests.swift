@@ -227,7 +227,7 @@ import Testing
                 providerDirectories: [directory.url], includeBundledProviders: false,
                 clients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
                 store: store, environment: simulated.environment))
-        let client = try other.client(for: try #require(try await store.load(SessionKey(providerID: "simulated"))))
+        let client = try other.client(for: try #require(await store.load(SessionKey(providerID: "simulated"))))
         #expect(client.configuration.clientID == SimulatedProvider.appClientID)
         #expect(client.configuration.clientSecret == nil)
     }

@@ -338,7 +338,7 @@ import Testing
         let text = handler.messages.joined(separator: "\n") + "\(failure.map { "\($0)" } ?? "")"
         #expect(!text.contains(secret))
         #expect(!text.contains(token.value))
-        let stored = try #require(try await store.load(tokens.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])).sessionKey))
+        let stored = try #require(await store.load(tokens.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])).sessionKey))
         #expect(!String(decoding: try stored.encoded(), as: UTF8.self).contains(secret))
         #expect(stored.tokens.accessToken == token)
     }

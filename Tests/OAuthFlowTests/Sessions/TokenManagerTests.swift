@@ -181,7 +181,7 @@ final class ChangeLog: @unchecked Sendable {
         let error = try await #require(throws: SessionError.self) { try await manager.signOut() }
         #expect(error.code == .missingClientCredential && error.message.contains("a client secret"), "\(error.message)")
         #expect(error.message.contains("the session is kept"), "\(error.message)")
-        #expect(try await store.load(session.key) == session)
+        #expect(await store.load(session.key) == session)
         #expect(transport.count("/revoke") == 0)
     }
 

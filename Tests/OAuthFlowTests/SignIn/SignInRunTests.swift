@@ -16,7 +16,7 @@ import Testing
         let result = try await run.run(presenter, account: "work", in: store)
         #expect(presenter.shown.current.count == 1)
         #expect(result.idToken?.subject == "user-7")
-        let stored = try #require(try await store.load(SessionKey(providerID: "simulated", account: "work")))
+        let stored = try #require(await store.load(SessionKey(providerID: "simulated", account: "work")))
         #expect(stored.tokens.accessToken == result.tokens.accessToken)
         #expect(stored.redirectURI == Simulated.redirect && stored.clientID == SimulatedProvider.appClientID)
     }
@@ -40,7 +40,7 @@ import Testing
             try await run.run(Simulated.Approving(simulated: simulated, denies: true), in: store)
         }
         #expect(error.error == "access_denied")
-        #expect(try await store.load(SessionKey(providerID: "simulated")) == nil)
+        #expect(await store.load(SessionKey(providerID: "simulated")) == nil)
     }
 
     /// RFC 9126 §2.2: a pushed request about to expire is pushed again; one that can still be opened is kept, and a
