@@ -110,7 +110,7 @@ import Testing
         #expect(opened.stderr.contains("post_logout_redirect_uri=http"), "the URL shown keeps its other parameters: \(opened.stderr)")
         for output in [opened.stdout, opened.stderr] { #expect(!output.contains(Self.idToken) && !output.contains("eyJ"), "\(output)") }
         // Item 14: a provider that ends the session and stays on its own page is not the same as one that kept it.
-        #expect(opened.stderr.contains("Some providers end the session without sending the browser back"), "\(opened.stderr)")
+        #expect(opened.stderr.contains("some providers end the session without sending the browser back"), "\(opened.stderr)")
     }
 
     // MARK: - Item 14: messages

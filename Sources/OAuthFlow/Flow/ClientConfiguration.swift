@@ -188,7 +188,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// alone when the other is empty.
     ///
     /// - Returns: Nil when both name classes and none is in both: no authentication could meet the two.
-    package static func authenticationClasses(_ asked: [String], within required: [String]) -> [String]? {
+    public static func authenticationClasses(_ asked: [String], within required: [String]) -> [String]? {
         guard !asked.isEmpty, !required.isEmpty else { return asked.isEmpty ? required : asked }
         let both = asked.filter(required.contains)
         return both.isEmpty ? nil : both

@@ -45,13 +45,6 @@ extension ProtectedResource {
             if let maximumAge { maximumAuthenticationAge = min(maximumAuthenticationAge ?? maximumAge, maximumAge) }
         }
 
-        /// The authentication context classes that meet both `asked` and `required`: what
-        /// ``ClientConfiguration/authenticationClasses(_:within:)`` says (the engine's rule, in the layer below).
-        ///
-        /// - Returns: Nil when both name classes and none is in both: no authentication could meet the two.
-        package static func classes(_ asked: [String], within required: [String]) -> [String]? {
-            ClientConfiguration.authenticationClasses(asked, within: required)
-        }
 
         /// The error code of a step-up challenge (RFC 9470 §3).
         static let error = "insufficient_user_authentication"

@@ -113,7 +113,7 @@ extension OAuthFlowCommand {
             // RFC 9470: what a new sign-in must ask for, in the flags that ask it.
             if let signIn, let stepUp = ProtectedResource.StepUp(challenges: response.header("www-authenticate").map { [$0] } ?? []) {
                 let descriptor = required?.classes ?? []
-                guard let classes = ProtectedResource.StepUp.classes(stepUp.acrValues, within: descriptor) else {
+                guard let classes = ClientConfiguration.authenticationClasses(stepUp.acrValues, within: descriptor) else {
                     let asked = Output.line(stepUp.acrValues.joined(separator: " "))
                     return text
                         + "; it asks for a step-up to the authentication class `\(asked)`, none of which `\(required?.providerID ?? "")` accepts (its descriptor asks every sign-in for one of `\(Output.line(descriptor.joined(separator: " ")))`, and a step-up can only add to that): no sign-in there can meet it"
