@@ -45,7 +45,6 @@ extension ProtectedResource {
             if let maximumAge { maximumAuthenticationAge = min(maximumAuthenticationAge ?? maximumAge, maximumAge) }
         }
 
-
         /// The error code of a step-up challenge (RFC 9470 §3).
         static let error = "insufficient_user_authentication"
 
