@@ -97,7 +97,7 @@ import Testing
         let session = try await Simulated.session(client, at: simulated, in: widgetStore)
         let widget = TokenManager(client: client, store: widgetStore, key: session.key)
         let pending = Locked(true)
-        let suspended = Suspending(base: simulated.transport) { request in
+        let suspended = InterleavingTransport(base: simulated.transport) { request in
             guard request.url.path.hasSuffix("/token"), pending.withLock({ first in defer { first = false }; return first }) else { return }
             boot.advance(121)
             try await widget.refresh()
@@ -140,21 +140,5 @@ enum RefreshRaceSessions {
                 accessToken: Secret("access-" + refreshToken), tokenType: "Bearer", expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
                 refreshToken: Secret(refreshToken), idToken: nil, scopes: [], issuedAt: Date(timeIntervalSince1970: 1_900_000_000)),
             updatedAt: Date(timeIntervalSince1970: 1_900_000_000))
-    }
-}
-
-/// Sends through `base`, running `before` first: the process suspended before its request left, another acting meanwhile.
-private struct Suspending: HTTPTransport {
-    let base: any HTTPTransport
-    let before: @Sendable (TransportRequest) async throws -> Void
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await before(request)
-        return try await base.send(request)
-    }
-
-    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
-        try await before(request)
-        return try await base.send(request, arrival: arrival)
     }
 }

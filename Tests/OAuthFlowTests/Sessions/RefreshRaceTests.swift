@@ -14,25 +14,29 @@ import Testing
         case memory, files
         /// A store of a host's own that implements only the requirements without a default.
         case hostStore = "a host's store"
+
+        /// A new, empty store of this kind (a file store under `directory`).
+        func store(in directory: TemporaryDirectory) -> any TokenStore {
+            switch self {
+            case .memory: InMemoryTokenStore()
+            case .files: FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+            case .hostStore: HostStore(base: InMemoryTokenStore())
+            }
+        }
     }
 
     @Test(arguments: Kind.allCases)
     func theLoserOfARefreshRaceLeavesTheWinnersSession(_ kind: Kind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let store: any TokenStore =
-            switch kind {
-            case .memory: InMemoryTokenStore()
-            case .files: FileTokenStore(directory: directory.url.appendingPathComponent("state"))
-            case .hostStore: HostStore(base: InMemoryTokenStore())
-            }
+        let store = kind.store(in: directory)
         let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000)))
         let winnerClient = try Simulated.appClient(simulated)
         let session = try await Simulated.session(winnerClient, at: simulated, in: store)
         let winner = TokenManager(client: winnerClient, store: Unlocked(base: store), key: session.key)
         // The loser holds the lock and has read the session; the winner refreshes before the loser's request leaves.
         let pending = Locked(true)
-        let racing = Interleaving(base: simulated.transport) { request in
+        let racing = InterleavingTransport(base: simulated.transport) { request in
             guard request.url.path.hasSuffix("/token"), pending.withLock({ first in defer { first = false }; return first }) else { return }
             try await winner.refresh()
         }
@@ -51,12 +55,7 @@ import Testing
     func aRejectedRefreshTokenStillSignsOut(_ kind: Kind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let store: any TokenStore =
-            switch kind {
-            case .memory: InMemoryTokenStore()
-            case .files: FileTokenStore(directory: directory.url.appendingPathComponent("state"))
-            case .hostStore: HostStore(base: InMemoryTokenStore())
-            }
+        let store = kind.store(in: directory)
         let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000)))
         let client = try Simulated.appClient(simulated)
         let session = try await Simulated.session(client, at: simulated, in: store)
@@ -71,12 +70,7 @@ import Testing
     func removingWhileHoldingComparesTheRefreshToken(_ kind: Kind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let store: any TokenStore =
-            switch kind {
-            case .memory: InMemoryTokenStore()
-            case .files: FileTokenStore(directory: directory.url.appendingPathComponent("state"))
-            case .hostStore: HostStore(base: InMemoryTokenStore())
-            }
+        let store = kind.store(in: directory)
         let session = Self.session(refreshToken: "refresh-2")
         #expect(try await store.remove(session.key, whileHolding: Secret("refresh-1")) == false, "nothing stored")
         try await store.save(session)
@@ -164,22 +158,6 @@ import Testing
             throw error
         }
         await server.stop()
-    }
-}
-
-/// Sends through `base`, running `before` first (another process acting before this request leaves).
-private struct Interleaving: HTTPTransport {
-    let base: any HTTPTransport
-    let before: @Sendable (TransportRequest) async throws -> Void
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await before(request)
-        return try await base.send(request)
-    }
-
-    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
-        try await before(request)
-        return try await base.send(request, arrival: arrival)
     }
 }
 
